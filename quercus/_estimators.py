@@ -1,0 +1,385 @@
+"""Estimators: a thin validated layer over the grower and the kernels."""
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import csr_matrix
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _prepare
+from ._grower import BinnedData, GrowConfig, criterion_code, grow
+from ._kernels.predict import apply_tree, path_lengths_and_nodes
+from ._kernels.splits import LEAF
+from ._params import TREE_PARAMS, resolve_counts
+
+# Training data kept for ``explain()`` without arguments only up to this many cells, so a
+# large fit does not hold a second copy of X alive.
+_EXPLAIN_CACHE_CELLS = 5_000_000
+
+
+class DecisionTreeClassifier(ClassifierMixin, BaseEstimator):
+    """A decision tree classifier for numeric and categorical attributes.
+
+    The general learner behind :class:`ID3Classifier`, :class:`C45Classifier` and
+    :class:`CARTClassifier`. Numeric attributes split in two at the midpoint of two adjacent
+    observed values; categorical attributes split multiway (one branch per category, the
+    attribute is not reused below) or binary (``a == v`` against ``a != v``).
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "gain_ratio"}, default="gini"
+        Split quality: Gini decrease, information gain, or C4.5's gain ratio among the
+        candidates whose information gain is at least the average.
+    categorical_split : {"binary", "multiway"}, default="binary"
+        How categorical attributes split.
+    splitter : {"best", "random"}, default="best"
+        "best" scans every candidate; "random" draws one candidate per feature (a uniform
+        threshold between the node's minimum and maximum, or a random category) and keeps
+        the best of those. With ``max_features=1`` it is the seeds' random attribute choice.
+    max_depth : int or None, default=None
+        Maximum depth; None grows until the leaves are pure or cannot be split.
+    min_samples_split : int or float, default=2
+        Minimum samples at a node to split it (a float is a fraction of the samples).
+    min_samples_leaf : int or float, default=1
+        Minimum samples in each non-empty child.
+    min_impurity_decrease : float, default=0.0
+        Split only if ``N_t / N * (impurity - weighted child impurity)`` reaches this
+        (the threshold epsilon of the seeds' CART algorithm).
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Number of features drawn at random at each node.
+    categorical_features : array-like of str, int or bool, default=None
+        Which columns are categorical. None: object, string, category and bool columns.
+    random_state : int, RandomState or None, default=None
+        Seeds ``max_features`` and ``splitter="random"``.
+
+    Attributes
+    ----------
+    tree_ : TreeArrays
+        The fitted tree as parallel arrays.
+    classes_ : ndarray
+        Class labels, sorted.
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+
+    Examples
+    --------
+    >>> from quercus import DecisionTreeClassifier
+    >>> from quercus.datasets import load_watermelon
+    >>> X, y = load_watermelon("2.0")
+    >>> clf = DecisionTreeClassifier(criterion="entropy").fit(X, y)
+    >>> clf.predict(X.iloc[:2]).tolist()
+    ['是', '是']
+    """
+
+    _parameter_constraints = TREE_PARAMS
+
+    def __init__(self, criterion="gini", categorical_split="binary", splitter="best",
+                 max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, max_features=None, categorical_features=None,
+                 random_state=None):
+        self.criterion = criterion
+        self.categorical_split = categorical_split
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        return tags
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``X`` (array or DataFrame) and labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), strings or numbers
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; a weight of 2 counts as two copies of the sample.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> from quercus import CARTClassifier
+        >>> from quercus.datasets import load_golf
+        >>> X, y = load_golf()
+        >>> CARTClassifier().fit(X, y).get_n_leaves()
+        6
+        """
+        self._validate_params()
+        X = _prepare.as_2d(X, min_samples=2)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        schema, X_enc = _prepare.fit_schema_and_encode(X, self.categorical_features)
+        n, p = X_enc.shape
+        classes, y_codes, priority = _prepare.encode_target(y, n)
+        w = _prepare.check_weights(sample_weight, X_enc)
+        if not w.sum() > 0:
+            raise ValueError("sample_weight sums to zero: at least one sample needs a "
+                             "positive weight.")
+        mss, msl, mf = resolve_counts(self, n, p)
+        codes, n_bins, bin_values, bin_offsets = _prepare.bin_numeric(
+            X_enc, schema.is_categorical, schema.categories)
+        data = BinnedData(codes, n_bins, schema.is_categorical.copy(), bin_values,
+                          bin_offsets, y_codes, w, len(classes))
+        cfg = GrowConfig(
+            criterion=criterion_code(self.criterion),
+            gain_ratio=self.criterion == "gain_ratio",
+            multiway=self.categorical_split == "multiway",
+            random_splitter=self.splitter == "random",
+            max_depth=self.max_depth if self.max_depth is not None else np.iinfo(np.int32).max,
+            min_samples_split=mss, min_samples_leaf=msl,
+            min_impurity_decrease=float(self.min_impurity_decrease), max_features=mf)
+        rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
+        self.tree_ = grow(data, cfg, rng)
+        self.classes_ = classes
+        self.n_classes_ = len(classes)
+        self.schema_ = schema
+        self._class_priority = priority
+        self._explain_data = data if n * p <= _EXPLAIN_CACHE_CELLS else None
+        return self
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_explain_data", None)  # training data is not part of the model
+        return state
+
+    # ------------------------------------------------------------------ prediction
+    def _encode(self, X):
+        check_is_fitted(self, "tree_")
+        X = _prepare.as_2d(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        return _prepare.encode(X, self.schema_)
+
+    def _apply_encoded(self, X_enc):
+        t = self.tree_
+        return apply_tree(X_enc, t.kind, t.feature, t.threshold, t.category, t.first_child,
+                          t.n_children)
+
+    def apply(self, X):
+        """Index of the node each sample ends in.
+
+        That is a leaf, except for a sample whose category was never seen at fit time at a
+        multiway node: it stops at that node, whose class distribution then predicts it.
+
+        Examples
+        --------
+        >>> from quercus import ID3Classifier
+        >>> from quercus.datasets import load_watermelon
+        >>> X, y = load_watermelon("2.0")
+        >>> clf = ID3Classifier().fit(X, y)
+        >>> int(clf.apply(X.iloc[:1])[0]) > 0
+        True
+        """
+        return self._apply_encoded(self._encode(X))
+
+    def decision_path(self, X):
+        """Sparse indicator matrix (n_samples, n_nodes) of the nodes each sample visits.
+
+        Examples
+        --------
+        >>> from quercus import CARTClassifier
+        >>> from quercus.datasets import load_golf
+        >>> X, y = load_golf()
+        >>> clf = CARTClassifier().fit(X, y)
+        >>> clf.decision_path(X).shape[1] == clf.tree_.node_count
+        True
+        """
+        X_enc = self._encode(X)
+        t = self.tree_
+        indptr, indices = path_lengths_and_nodes(
+            X_enc, t.kind, t.feature, t.threshold, t.category, t.first_child, t.n_children,
+            t.max_depth + 1)
+        data = np.ones(indices.shape[0], dtype=np.int64)
+        return csr_matrix((data, indices, indptr), shape=(X_enc.shape[0], t.node_count))
+
+    def predict_proba(self, X):
+        """Class probabilities: the weighted class distribution of the node reached.
+
+        Examples
+        --------
+        >>> from quercus import ID3Classifier
+        >>> from quercus.datasets import load_watermelon
+        >>> X, y = load_watermelon("2.0")
+        >>> ID3Classifier().fit(X, y).predict_proba(X.iloc[:1]).round(2).tolist()
+        [[0.0, 1.0]]
+        """
+        nodes = self._apply_encoded(self._encode(X))
+        value = self.tree_.value[nodes]
+        return value / value.sum(axis=1, keepdims=True)
+
+    def predict(self, X):
+        """Predicted class of each sample.
+
+        A tied class distribution goes to the class that appears first in the training
+        labels (the textbook's convention), whatever the sorted order of ``classes_``.
+
+        Examples
+        --------
+        >>> from quercus import C45Classifier
+        >>> from quercus.datasets import load_golf
+        >>> X, y = load_golf()
+        >>> C45Classifier().fit(X, y).predict(X.iloc[:3]).tolist()
+        ['yes', 'no', 'no']
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[self._majority(proba)]
+
+    def _majority(self, dist):
+        """Argmax of each row with ties to the earliest-seen class."""
+        dist = np.atleast_2d(dist)
+        top = dist.max(axis=1, keepdims=True)
+        tied = dist >= top - 1e-12 * np.maximum(top, 1.0)
+        rank = np.where(tied, self._class_priority[None, :], np.iinfo(np.int64).max)
+        return rank.argmin(axis=1)
+
+    # ------------------------------------------------------------------ inspection
+    def get_depth(self):
+        """Depth of the tree (a single leaf has depth 0).
+
+        Examples
+        --------
+        >>> from quercus import ID3Classifier
+        >>> from quercus.datasets import load_watermelon
+        >>> ID3Classifier().fit(*load_watermelon("2.0")).get_depth()
+        4
+        """
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves (empty multiway branches included).
+
+        Examples
+        --------
+        >>> from quercus import ID3Classifier
+        >>> from quercus.datasets import load_watermelon
+        >>> ID3Classifier().fit(*load_watermelon("2.0")).get_n_leaves()
+        9
+        """
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised total impurity decrease brought by each feature (weighted by the
+        node's share of the training weight), as in scikit-learn."""
+        check_is_fitted(self, "tree_")
+        t = self.tree_
+        imp = np.zeros(self.n_features_in_)
+        for node in np.flatnonzero(t.kind != LEAF):
+            kids = t.children(node)
+            dec = t.weighted_n_node_samples[node] * t.impurity[node] - sum(
+                t.weighted_n_node_samples[c] * t.impurity[c] for c in kids)
+            imp[t.feature[node]] += dec
+        total = imp.sum()
+        return imp / total if total > 0 else imp
+
+    def explain(self, node=0, X=None, y=None, sample_weight=None):
+        """Every candidate split at ``node`` with the numbers a student computes by hand.
+
+        One row per candidate: the feature, the split (a multiway attribute, ``a == v`` or a
+        threshold), the entropy after the split, information gain, intrinsic value, gain
+        ratio, Gini index and Gini decrease, and which candidate won and why.
+
+        Parameters
+        ----------
+        node : int, default=0
+            Node index (0 is the root).
+        X, y, sample_weight : optional
+            Training data; by default the data of the last ``fit`` (kept for data sets up to
+            five million cells).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> from quercus import ID3Classifier
+        >>> from quercus.datasets import load_watermelon
+        >>> clf = ID3Classifier().fit(*load_watermelon("2.0"))
+        >>> table = clf.explain()
+        >>> table.loc[table["chosen"], "feature"].tolist()
+        ['纹理']
+        """
+        from ._explain import explain_node
+        check_is_fitted(self, "tree_")
+        return explain_node(self, node, X, y, sample_weight)
+
+
+def _preset_doc(name, summary):
+    return f"""{summary}
+
+    Same parameters, attributes and methods as :class:`DecisionTreeClassifier`; only the
+    defaults differ.
+
+    Examples
+    --------
+    >>> from quercus import {name}
+    >>> from quercus.datasets import load_watermelon
+    >>> clf = {name}().fit(*load_watermelon("2.0"))
+    >>> clf.tree_.node_count > 1
+    True
+    """
+
+
+class ID3Classifier(DecisionTreeClassifier):
+    def __init__(self, criterion="entropy", categorical_split="multiway", splitter="best",
+                 max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, max_features=None, categorical_features=None,
+                 random_state=None):
+        super().__init__(criterion=criterion, categorical_split=categorical_split,
+                         splitter=splitter, max_depth=max_depth,
+                         min_samples_split=min_samples_split,
+                         min_samples_leaf=min_samples_leaf,
+                         min_impurity_decrease=min_impurity_decrease,
+                         max_features=max_features, categorical_features=categorical_features,
+                         random_state=random_state)
+
+
+class C45Classifier(DecisionTreeClassifier):
+    def __init__(self, criterion="gain_ratio", categorical_split="multiway", splitter="best",
+                 max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, max_features=None, categorical_features=None,
+                 random_state=None):
+        super().__init__(criterion=criterion, categorical_split=categorical_split,
+                         splitter=splitter, max_depth=max_depth,
+                         min_samples_split=min_samples_split,
+                         min_samples_leaf=min_samples_leaf,
+                         min_impurity_decrease=min_impurity_decrease,
+                         max_features=max_features, categorical_features=categorical_features,
+                         random_state=random_state)
+
+
+class CARTClassifier(DecisionTreeClassifier):
+    def __init__(self, criterion="gini", categorical_split="binary", splitter="best",
+                 max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, max_features=None, categorical_features=None,
+                 random_state=None):
+        super().__init__(criterion=criterion, categorical_split=categorical_split,
+                         splitter=splitter, max_depth=max_depth,
+                         min_samples_split=min_samples_split,
+                         min_samples_leaf=min_samples_leaf,
+                         min_impurity_decrease=min_impurity_decrease,
+                         max_features=max_features, categorical_features=categorical_features,
+                         random_state=random_state)
+
+
+ID3Classifier.__doc__ = _preset_doc(
+    "ID3Classifier", "ID3: information gain, one branch per category (the book's section 4.2.1).")
+C45Classifier.__doc__ = _preset_doc(
+    "C45Classifier", "C4.5: gain ratio among the attributes with at least average gain, "
+    "multiway categorical splits, binary numeric thresholds.")
+CARTClassifier.__doc__ = _preset_doc(
+    "CARTClassifier", "CART: Gini index, binary splits (``a == v`` / ``a != v`` for "
+    "categorical attributes, thresholds for numeric ones).")

@@ -1,0 +1,1 @@
+"""Compiled kernels (numba only). Pure functions of arrays and scalars; callers validate."""

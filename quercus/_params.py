@@ -1,0 +1,59 @@
+"""Parameter rules in one table, checked by scikit-learn's declarative validator.
+
+Messages read "The 'max_depth' parameter of DecisionTreeClassifier must be an int in the
+range [1, inf) or None. Got 0 instead."
+"""
+
+from numbers import Integral, Real
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+CRITERIA = ("entropy", "gain_ratio", "gini")
+
+TREE_PARAMS = {
+    "criterion": [StrOptions(set(CRITERIA))],
+    "categorical_split": [StrOptions({"multiway", "binary"})],
+    "splitter": [StrOptions({"best", "random"})],
+    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    "min_samples_split": [
+        Interval(Integral, 2, None, closed="left"),
+        Interval(Real, 0.0, 1.0, closed="right"),
+    ],
+    "min_samples_leaf": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(Real, 0.0, 1.0, closed="neither"),
+    ],
+    "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+    "max_features": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(Real, 0.0, 1.0, closed="right"),
+        StrOptions({"sqrt", "log2"}),
+        None,
+    ],
+    "categorical_features": ["array-like", None],
+    "random_state": ["random_state"],
+}
+
+
+def resolve_counts(est, n_samples, n_features):
+    """Turn fractional / named size parameters into integers, as scikit-learn does."""
+    mss = est.min_samples_split
+    if isinstance(mss, Real) and not isinstance(mss, Integral):
+        mss = max(2, int(-(-mss * n_samples // 1)))
+    msl = est.min_samples_leaf
+    if isinstance(msl, Real) and not isinstance(msl, Integral):
+        msl = max(1, int(-(-msl * n_samples // 1)))
+    mf = est.max_features
+    if mf is None:
+        mf = n_features
+    elif mf == "sqrt":
+        mf = max(1, int(n_features ** 0.5))
+    elif mf == "log2":
+        import math
+        mf = max(1, int(math.log2(n_features)))
+    elif isinstance(mf, Real) and not isinstance(mf, Integral):
+        mf = max(1, int(mf * n_features))
+    elif mf > n_features:
+        raise ValueError(f"The 'max_features' parameter of {type(est).__name__} must be at "
+                         f"most the number of features ({n_features}). Got {mf} instead.")
+    return int(mss), int(msl), int(mf)

@@ -1,0 +1,282 @@
+"""X / y / weights -> typed arrays, validated once at the public boundary.
+
+X is encoded as a float64 matrix: numeric columns keep their values, categorical columns hold
+category codes (``-1`` for a category not seen at fit time). The :class:`Schema` remembers
+which column is which and the categories, so prediction encodes new data the same way.
+"""
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.utils import check_array
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, column_or_1d
+
+_NUMERIC_KINDS = {"integer", "floating", "mixed-integer-float", "decimal"}
+
+
+@dataclass
+class Schema:
+    """What the estimator learned about the columns of X."""
+
+    feature_names: list
+    is_categorical: np.ndarray
+    categories: list = field(default_factory=list)  # per feature: ndarray or None
+
+    @property
+    def n_features(self):
+        return len(self.feature_names)
+
+    def to_dict(self):
+        return {
+            "feature_names": list(self.feature_names),
+            "is_categorical": self.is_categorical.tolist(),
+            "categories": [None if c is None else _plain_list(c) for c in self.categories],
+        }
+
+    @classmethod
+    def from_dict(cls, d):
+        cats = [None if c is None else np.asarray(c, dtype=object) for c in d["categories"]]
+        return cls(list(d["feature_names"]), np.asarray(d["is_categorical"], dtype=bool), cats)
+
+
+def _plain_list(values):
+    out = []
+    for v in values:
+        out.append(v.item() if isinstance(v, np.generic) else v)
+    return out
+
+
+def _columns(X):
+    """Split X into (names, list of 1-d columns, names_are_strings)."""
+    if isinstance(X, pd.DataFrame):
+        cols = [X.iloc[:, j] for j in range(X.shape[1])]
+        names = [str(c) for c in X.columns]
+        return names, cols
+    arr = X
+    return [f"x{j}" for j in range(arr.shape[1])], [arr[:, j] for j in range(arr.shape[1])]
+
+
+def as_2d(X, *, what="X", min_samples=1):
+    """Return X as a DataFrame or a 2-d ndarray, with shape errors raised here."""
+    if isinstance(X, pd.DataFrame):
+        if X.shape[1] == 0:
+            raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a "
+                             f"minimum of 1 is required: {what} has no columns.")
+        if X.shape[0] < min_samples:
+            raise ValueError(f"Found array with {X.shape[0]} sample(s) (shape={X.shape}) "
+                             f"while a minimum of {min_samples} is required.")
+        return X
+    arr = check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=min_samples,
+                      input_name=what)
+    if arr.dtype.kind in "USO":
+        arr = arr.astype(object)
+    return arr
+
+
+def _resolve_categorical(categorical_features, names, cols, is_frame):
+    p = len(names)
+    if categorical_features is None:
+        mask = np.zeros(p, dtype=bool)
+        for j, col in enumerate(cols):
+            mask[j] = _auto_categorical(col, names[j], is_frame)
+        return mask
+    cf = np.asarray(categorical_features)
+    if cf.dtype == bool:
+        if cf.shape != (p,):
+            raise ValueError(f"categorical_features as a boolean mask must have length "
+                             f"{p} (the number of features); got {cf.shape[0]}.")
+        return cf.copy()
+    mask = np.zeros(p, dtype=bool)
+    for item in cf.ravel().tolist():
+        if isinstance(item, str):
+            if item not in names:
+                raise ValueError(f"categorical_features names an unknown column {item!r}; "
+                                 f"the columns are {names}.")
+            mask[names.index(item)] = True
+        elif isinstance(item, numbers.Integral) and not isinstance(item, bool):
+            if not -p <= item < p:
+                raise ValueError(f"categorical_features index {item} is out of range for "
+                                 f"{p} features.")
+            mask[item] = True
+        else:
+            raise ValueError(f"categorical_features entries must be column names or "
+                             f"integer indices; got {item!r}.")
+    return mask
+
+
+def _auto_categorical(col, name, is_frame):
+    dtype = col.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+        return True
+    if pd.api.types.is_numeric_dtype(dtype):
+        return False
+    if pd.api.types.is_string_dtype(dtype) and not dtype == object:
+        return True
+    kind = _value_kind(col, name)
+    if kind == "string" or kind == "boolean":
+        return True
+    # object columns of plain numbers: categorical in a DataFrame (its dtype says so),
+    # numeric in a bare object array (scikit-learn's convention).
+    return is_frame
+
+
+def _value_kind(col, name):
+    kind = pd.api.types.infer_dtype(col, skipna=True)
+    if kind in ("string", "boolean") or kind in _NUMERIC_KINDS:
+        return kind
+    if kind == "empty":
+        raise ValueError(f"Column {name!r} has no values: every entry is missing.")
+    for i, v in enumerate(col):
+        if not (v is None or isinstance(v, (str, numbers.Number, bool, np.bool_))):
+            raise TypeError(
+                f"Column {name!r} holds a value of type {type(v).__name__} at row {i} "
+                f"({v!r}); a feature value argument must be a string or a number.")
+    raise ValueError(f"Column {name!r} mixes value types ({kind}): a categorical column "
+                     f"must hold only strings, only numbers or only booleans.")
+
+
+def _missing_mask(col):
+    return np.asarray(pd.isna(col), dtype=bool)
+
+
+def _numeric_column(col, name, what):
+    try:
+        values = np.asarray(col, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"Column {name!r} of {what} is numeric at fit time but holds a value "
+                         f"that is not a number: {exc}") from None
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        label = "NaN" if np.isnan(values[i]) else "inf"
+        raise ValueError(
+            f"Input {what} contains {label} in column {name!r} (row {i}); quercus does not "
+            f"accept missing or infinite values in a numeric column yet.")
+    return values
+
+
+def _check_no_missing_category(col, name, what):
+    miss = _missing_mask(col)
+    if miss.any():
+        i = int(np.flatnonzero(miss)[0])
+        raise ValueError(f"Input {what} contains NaN (a missing value) in categorical column "
+                         f"{name!r} (row {i}); quercus does not handle missing values yet.")
+
+
+def fit_schema_and_encode(X, categorical_features=None):
+    """Learn the column schema from training X and encode it.
+
+    Returns ``(schema, X_enc)`` with ``X_enc`` float64 of shape (n_samples, n_features).
+    Categories keep their order of first appearance (a pandas Categorical keeps its own
+    order; booleans are ``[False, True]``), which is also the tie-break order.
+    """
+    is_frame = isinstance(X, pd.DataFrame)
+    names, cols = _columns(X)
+    mask = _resolve_categorical(categorical_features, names, cols, is_frame)
+    n = len(cols[0]) if cols else 0
+    X_enc = np.empty((n, len(cols)), dtype=np.float64, order="F")
+    categories = []
+    for j, col in enumerate(cols):
+        if not mask[j]:
+            if not is_frame and np.asarray(col).dtype == object:
+                _value_kind(col, names[j])
+            X_enc[:, j] = _numeric_column(col, names[j], "X")
+            categories.append(None)
+            continue
+        _check_no_missing_category(col, names[j], "X")
+        dtype = getattr(col, "dtype", None)
+        if isinstance(dtype, pd.CategoricalDtype):
+            cats = np.asarray(dtype.categories, dtype=object)
+            codes = np.asarray(col.cat.codes, dtype=np.float64)
+        elif dtype is not None and pd.api.types.is_bool_dtype(dtype):
+            cats = np.array([False, True], dtype=object)
+            codes = np.asarray(col, dtype=np.float64)
+        else:
+            values = np.asarray(col, dtype=object)
+            if values.size and not isinstance(dtype, pd.CategoricalDtype):
+                _value_kind(pd.Series(values), names[j])
+            codes, cats = pd.factorize(values, sort=False)
+            cats = np.asarray(cats, dtype=object)
+            codes = codes.astype(np.float64)
+        X_enc[:, j] = codes
+        categories.append(cats)
+    return Schema(names, mask, categories), X_enc
+
+
+def encode(X, schema):
+    """Encode new X with a fitted schema (same columns, same order)."""
+    names, cols = _columns(X)
+    if len(cols) != schema.n_features:
+        raise ValueError(f"X has {len(cols)} features, but the tree was fitted with "
+                         f"{schema.n_features} features.")
+    n = len(cols[0])
+    X_enc = np.empty((n, len(cols)), dtype=np.float64)
+    for j, col in enumerate(cols):
+        name = schema.feature_names[j]
+        if not schema.is_categorical[j]:
+            X_enc[:, j] = _numeric_column(col, name, "X")
+            continue
+        _check_no_missing_category(col, name, "X")
+        values = col.astype(object) if isinstance(col, pd.Series) else np.asarray(col, object)
+        X_enc[:, j] = pd.Index(schema.categories[j]).get_indexer(np.asarray(values))
+    return X_enc
+
+
+def bin_numeric(X_enc, is_categorical, categories):
+    """Exact binning: one bin per distinct value of each numeric feature.
+
+    Returns ``codes`` (int32, Fortran order), ``n_bins`` (int64), and the observed value of
+    every numeric bin as a flat array with per-feature offsets.
+    """
+    n, p = X_enc.shape
+    codes = np.empty((n, p), dtype=np.int32, order="F")
+    n_bins = np.zeros(p, dtype=np.int64)
+    values = []
+    for j in range(p):
+        if is_categorical[j]:
+            codes[:, j] = X_enc[:, j]
+            n_bins[j] = max(len(categories[j]), 1)
+            values.append(np.zeros(0))
+        else:
+            uniq, inv = np.unique(X_enc[:, j], return_inverse=True)
+            codes[:, j] = inv
+            n_bins[j] = len(uniq)
+            values.append(uniq)
+    offsets = np.zeros(p + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(v) for v in values])
+    flat = np.concatenate(values) if values else np.zeros(0)
+    return codes, n_bins, flat, offsets
+
+
+def encode_target(y, n_samples):
+    """Labels -> (classes_ sorted, codes, first-appearance priority of each class)."""
+    if y is None:
+        raise ValueError("requires y to be passed, but the target y is None.")
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X and y have inconsistent numbers of samples: X has {n_samples} "
+                         f"rows, y has {y.shape[0]}.")
+    miss = _missing_mask(y)
+    if miss.any():
+        raise ValueError(f"Input y contains NaN (a missing label) at row "
+                         f"{int(np.flatnonzero(miss)[0])}; drop those rows or give them a "
+                         f"label.")
+    check_classification_targets(y)
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError:
+        raise ValueError("y mixes label types (for example strings and numbers); labels "
+                         "must be all strings or all numbers.") from None
+    first_seen = np.full(len(classes), n_samples, dtype=np.int64)
+    np.minimum.at(first_seen, codes, np.arange(n_samples))
+    priority = np.argsort(np.argsort(first_seen, kind="stable"), kind="stable")
+    return classes, codes.astype(np.int32), priority.astype(np.int64)
+
+
+def check_weights(sample_weight, X_enc):
+    """Validated float64 weights; negative weights are an error, zero weights allowed."""
+    w = _check_sample_weight(sample_weight, X_enc, dtype=np.float64, ensure_non_negative=True)
+    return np.ascontiguousarray(w, dtype=np.float64)

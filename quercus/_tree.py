@@ -1,0 +1,129 @@
+"""The fitted tree as flat parallel arrays (struct of arrays).
+
+Siblings are stored contiguously: the children of node ``i`` are
+``first_child[i] .. first_child[i] + n_children[i] - 1``, all with indices above ``i``.
+``value`` is kept for every node (weighted class counts), so pruning and explanations need
+no refit. An empty multiway branch (a category with no training sample at that node) is a
+leaf with zero samples whose ``value`` is its parent's, the textbook's rule.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._kernels.splits import CAT_BINARY, LEAF, MULTIWAY, NUMERIC
+
+SCHEMA_VERSION = 1
+KIND_NAMES = {LEAF: "leaf", NUMERIC: "numeric", MULTIWAY: "multiway",
+              CAT_BINARY: "categorical_binary"}
+
+_FIELDS = {
+    "kind": np.int8, "feature": np.int64, "threshold": np.float64, "category": np.int64,
+    "first_child": np.int64, "n_children": np.int64, "depth": np.int64,
+    "n_node_samples": np.int64, "weighted_n_node_samples": np.float64,
+    "impurity": np.float64, "value": np.float64,
+}
+
+
+@dataclass
+class TreeArrays:
+    """Parallel arrays of a fitted tree; index 0 is the root.
+
+    ``feature`` is -1 and ``threshold`` 0 on leaves; ``category`` is the code ``v`` of a
+    ``a == v`` split (``CAT_BINARY``), -1 elsewhere.
+    """
+
+    kind: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    category: np.ndarray
+    first_child: np.ndarray
+    n_children: np.ndarray
+    depth: np.ndarray
+    n_node_samples: np.ndarray
+    weighted_n_node_samples: np.ndarray
+    impurity: np.ndarray
+    value: np.ndarray
+
+    @property
+    def node_count(self):
+        return int(self.kind.shape[0])
+
+    @property
+    def max_depth(self):
+        return int(self.depth.max())
+
+    @property
+    def n_leaves(self):
+        return int(np.count_nonzero(self.kind == LEAF))
+
+    def parent(self):
+        """Parent index of every node (-1 for the root)."""
+        parent = np.full(self.node_count, -1, dtype=np.int64)
+        for i in np.flatnonzero(self.kind != LEAF):
+            s = self.first_child[i]
+            parent[s:s + self.n_children[i]] = i
+        return parent
+
+    def children(self, node):
+        """Indices of the children of ``node`` (empty for a leaf)."""
+        s = int(self.first_child[node])
+        return list(range(s, s + int(self.n_children[node])))
+
+    def to_dict(self):
+        """Plain lists, JSON-serialisable."""
+        out = {"schema_version": SCHEMA_VERSION}
+        for name in _FIELDS:
+            out[name] = getattr(self, name).tolist()
+        return out
+
+    @classmethod
+    def from_dict(cls, data):
+        """Inverse of :meth:`to_dict`."""
+        if data.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(
+                f"Unsupported tree schema_version {data.get('schema_version')!r}; "
+                f"this quercus reads version {SCHEMA_VERSION}.")
+        return cls(**{name: np.asarray(data[name], dtype=dt) for name, dt in _FIELDS.items()})
+
+
+class TreeBuilder:
+    """Growable storage used by the grower; :meth:`freeze` returns :class:`TreeArrays`."""
+
+    def __init__(self, n_classes, capacity=64):
+        self._n_classes = n_classes
+        self._cap = 0
+        self.count = 0
+        self._arrays = {}
+        self._grow(capacity)
+
+    def _grow(self, capacity):
+        for name, dt in _FIELDS.items():
+            shape = (capacity, self._n_classes) if name == "value" else (capacity,)
+            new = np.zeros(shape, dtype=dt)
+            if name in self._arrays:
+                new[:self.count] = self._arrays[name][:self.count]
+            self._arrays[name] = new
+        self._cap = capacity
+
+    def add(self, n_new, depth):
+        """Reserve ``n_new`` contiguous leaf slots at ``depth``; return the first index."""
+        if self.count + n_new > self._cap:
+            self._grow(max(2 * self._cap, self.count + n_new))
+        first = self.count
+        a = self._arrays
+        sl = slice(first, first + n_new)
+        a["kind"][sl] = LEAF
+        a["feature"][sl] = -1
+        a["category"][sl] = -1
+        a["first_child"][sl] = -1
+        a["depth"][sl] = depth
+        self.count += n_new
+        return first
+
+    def __getitem__(self, name):
+        return self._arrays[name]
+
+    def freeze(self):
+        n = self.count
+        return TreeArrays(**{name: arr[:n].copy() for name, arr in self._arrays.items()})

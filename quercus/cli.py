@@ -1,0 +1,69 @@
+"""The ``quercus`` command line (``demo`` and ``warmup`` for now)."""
+
+import argparse
+import sys
+
+
+def _demo(args):
+    import pandas as pd
+
+    from . import C45Classifier, CARTClassifier, ID3Classifier, export_text
+    from .datasets import load_watermelon
+
+    X, y = load_watermelon("2.0")
+    print("quercus demo: watermelon 2.0 (《机器学习》 table 4.1), 17 melons, target 好瓜\n")
+    id3 = ID3Classifier().fit(X, y)
+    table = id3.explain(0)
+    print(f"Root node: Ent(D) = {table.attrs['entropy']:.3f}, Gini(D) = "
+          f"{table.attrs['gini']:.3f}. Every candidate split:\n")
+    cols = ["split", "entropy", "gain", "intrinsic_value", "gain_ratio", "gini_index", "chosen"]
+    with pd.option_context("display.width", 200, "display.unicode.east_asian_width", True):
+        print(table[cols].round(3).to_string(index=False))
+    for name, est in (("ID3 (information gain, multiway)", id3),
+                      ("C4.5 (gain ratio, above-average gain)", C45Classifier().fit(X, y)),
+                      ("CART (Gini, binary a == v / a != v)", CARTClassifier().fit(X, y))):
+        print(f"\n{name}: {est.get_n_leaves()} leaves, depth {est.get_depth()}\n")
+        print(export_text(est))
+    return 0
+
+
+def _warmup(args):
+    """Compile every kernel once so later processes load them from numba's disk cache."""
+    import time
+
+    from . import C45Classifier, CARTClassifier, ID3Classifier
+    from .datasets import load_golf, load_watermelon
+
+    t0 = time.perf_counter()
+    for data in (load_watermelon("3.0"), load_golf()):
+        for cls in (ID3Classifier, C45Classifier, CARTClassifier):
+            est = cls().fit(*data)
+            est.predict(data[0])
+            est.decision_path(data[0])
+            est.explain(0)
+            cls(splitter="random", random_state=0).fit(*data)
+    print(f"quercus kernels ready ({time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+def main(argv=None):
+    """Entry point of the ``quercus`` command.
+
+    Examples
+    --------
+    >>> from quercus.cli import main
+    >>> main(["warmup"])  # doctest: +ELLIPSIS
+    quercus kernels ready (...)
+    0
+    """
+    parser = argparse.ArgumentParser(prog="quercus", description="Decision trees, exact to "
+                                     "the textbook: ID3, C4.5 and CART.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("demo", help="the watermelon 2.0 split table and the ID3, C4.5 and CART trees")
+    sub.add_parser("warmup", help="compile the numba kernels into the on-disk cache")
+    args = parser.parse_args(argv)
+    return {"demo": _demo, "warmup": _warmup}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""The tree as nested plain dicts (JSON-serialisable)."""
+
+from ..inspect import iter_nodes
+
+
+def export_dict(estimator, *, decimals=None):
+    """Return the fitted tree as nested dicts of plain Python values.
+
+    Every node has ``node``, ``depth``, ``kind``, ``n_samples``, ``weighted_n_samples``,
+    ``impurity``, ``distribution`` (class -> weight) and ``class``; an internal node also has
+    ``feature``, ``threshold`` or ``category`` where they apply, and ``children``: a list of
+    ``{"condition": ..., "node": {...}}``.
+
+    Parameters
+    ----------
+    estimator : fitted quercus classifier
+    decimals : int or None
+        Digits of thresholds in the condition strings (the ``threshold`` value itself is
+        always exact). None uses 3.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import json
+    >>> from quercus import CARTClassifier, export_dict
+    >>> from quercus.datasets import load_golf
+    >>> tree = export_dict(CARTClassifier(max_depth=1).fit(*load_golf()))
+    >>> tree["feature"], [b["condition"] for b in tree["children"]]
+    ('outlook', ['= overcast', '!= overcast'])
+    >>> json.loads(json.dumps(tree, ensure_ascii=False)) == tree
+    True
+    """
+    views = {v.node: v for v in iter_nodes(estimator, 3 if decimals is None else decimals)}
+    out = {}
+    # Build bottom-up: children have larger indices than their parent.
+    for node in sorted(views, reverse=True):
+        v = views[node]
+        d = {
+            "node": v.node,
+            "depth": v.depth,
+            "kind": v.kind,
+            "n_samples": v.n_samples,
+            "weighted_n_samples": v.weighted_n_samples,
+            "impurity": v.impurity,
+            "distribution": v.distribution,
+            "class": v.predicted,
+        }
+        if v.children:
+            d["feature"] = v.feature
+            if v.threshold is not None:
+                d["threshold"] = v.threshold
+            if v.category is not None:
+                d["category"] = v.category
+            d["children"] = [{"condition": cond, "node": out.pop(c)}
+                             for c, cond in zip(v.children, v.conditions)]
+        out[node] = d
+    return out[0]

@@ -1,0 +1,104 @@
+"""Read-only views of a fitted tree's nodes, shared by every exporter.
+
+Examples
+--------
+>>> from quercus import ID3Classifier
+>>> from quercus.datasets import load_watermelon
+>>> from quercus.inspect import iter_nodes
+>>> clf = ID3Classifier().fit(*load_watermelon("2.0"))
+>>> root = next(iter_nodes(clf))
+>>> root.feature, root.n_samples
+('纹理', 17)
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._kernels.splits import CAT_BINARY, LEAF, MULTIWAY, NUMERIC
+from ._tree import KIND_NAMES
+
+
+@dataclass
+class NodeView:
+    """One node in human terms.
+
+    ``conditions`` holds, for each child in order, the test a sample passes to reach it
+    (for example ``"= 清晰"``, ``"<= 0.382"``, ``"!= 清晰"``).
+    """
+
+    node: int
+    depth: int
+    kind: str
+    feature: object            # feature name, None on a leaf
+    threshold: float | None
+    category: object           # the v of an ``a == v`` split
+    children: list
+    conditions: list
+    n_samples: int
+    weighted_n_samples: float
+    impurity: float
+    distribution: dict         # class label -> weight
+    predicted: object          # the class the node predicts
+
+
+def _fmt_number(x, decimals):
+    return f"{x:.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{x:.0f}"
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def node_view(est, node, decimals=3):
+    """The :class:`NodeView` of ``node`` of a fitted estimator.
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier
+    >>> from quercus.datasets import load_watermelon
+    >>> from quercus.inspect import node_view
+    >>> clf = CARTClassifier().fit(*load_watermelon("2.0"))
+    >>> node_view(clf, 0).conditions
+    ['= 清晰', '!= 清晰']
+    """
+    t = est.tree_
+    schema = est.schema_
+    k = int(t.kind[node])
+    children = t.children(node)
+    feature = threshold = category = None
+    conditions = []
+    if k != LEAF:
+        f = int(t.feature[node])
+        feature = schema.feature_names[f]
+        if k == NUMERIC:
+            threshold = float(t.threshold[node])
+            s = _fmt_number(threshold, decimals)
+            conditions = [f"<= {s}", f"> {s}"]
+        elif k == CAT_BINARY:
+            category = _plain(schema.categories[f][t.category[node]])
+            conditions = [f"= {category}", f"!= {category}"]
+        elif k == MULTIWAY:
+            conditions = [f"= {_plain(c)}" for c in schema.categories[f]]
+    value = t.value[node]
+    classes = est.classes_
+    dist = {_plain(c): float(v) for c, v in zip(classes, value)}
+    predicted = _plain(classes[est._majority(value)[0]])
+    return NodeView(node=node, depth=int(t.depth[node]), kind=KIND_NAMES[k], feature=feature,
+                    threshold=threshold, category=category, children=children,
+                    conditions=conditions, n_samples=int(t.n_node_samples[node]),
+                    weighted_n_samples=float(t.weighted_n_node_samples[node]),
+                    impurity=float(t.impurity[node]), distribution=dist, predicted=predicted)
+
+
+def iter_nodes(est, decimals=3):
+    """Every node's :class:`NodeView` in depth-first order, children in branch order."""
+    stack = [0]
+    while stack:
+        v = node_view(est, stack.pop(), decimals)
+        yield v
+        stack.extend(reversed(v.children))
+
+
+# Re-exported so exporters need not reach into private modules.
+__all__ = ["NodeView", "node_view", "iter_nodes", "LEAF", "MULTIWAY", "NUMERIC", "CAT_BINARY"]
