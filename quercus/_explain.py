@@ -189,6 +189,10 @@ def _mark(est, data, node, idx, features, table):
     elif winner >= 0:
         table.loc[(table["_f"] == features[winner]) & table["best_of_feature"], "note"] = (
             "best candidate, but the node is a leaf (a stopping rule applied)")
-    table.loc[table["best_of_feature"] & ~table["chosen"], "note"] = table.loc[
-        table["best_of_feature"] & ~table["chosen"], "note"].replace("", "best split of its feature")
+    rest = table["best_of_feature"] & ~table["chosen"] & (table["note"] == "")
+    table.loc[rest, "note"] = "best split of its feature"
+    if gain_ratio and "average_gain" in table.attrs:
+        below = rest & (table["above_average_gain"] == False)  # noqa: E712 (object column)
+        table.loc[below, "note"] = (f"gain below the average {table.attrs['average_gain']:.3f}:"
+                                    " not eligible for the gain ratio")
     table.loc[~table["valid"], "note"] = "invalid: a branch is below min_samples_leaf or the feature is constant"

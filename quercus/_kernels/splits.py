@@ -15,7 +15,7 @@ Which feature wins is decided in Python (``_selection.py``): argmax of the decre
 import numpy as np
 from numba import njit
 
-from .criteria import split_scores
+from .criteria import impurity, split_scores
 from .histograms import feature_histogram
 
 # Node kinds of the fitted tree; also the split kinds returned by the search.
@@ -53,6 +53,13 @@ def _row_sum(a, r):
 
 
 @njit(cache=True, nogil=True)
+def _two_way_child_impurity(stats, w_left, w_right, criterion):
+    """Weighted mean impurity of a two-branch split, without allocating (hot loop)."""
+    return (w_left * impurity(stats[0], criterion)
+            + w_right * impurity(stats[1], criterion)) / (w_left + w_right)
+
+
+@njit(cache=True, nogil=True)
 def best_split_numeric(bins, counts, n, values, criterion, min_leaf_n, min_leaf_w, u):
     """Best binary threshold split of one numeric feature from its compact histogram.
 
@@ -82,6 +89,8 @@ def best_split_numeric(bins, counts, n, values, criterion, min_leaf_n, min_leaf_
             t += 1
         lo_t = t
         hi_t = t + 1
+    best_t = -1
+    best_child = np.inf
     left_n = 0
     for b in range(lo_t):
         left_n += n[b]
@@ -96,14 +105,25 @@ def best_split_numeric(bins, counts, n, values, criterion, min_leaf_n, min_leaf_
         w_right = _row_sum(stats, 1)
         if not _branch_ok(left_n, total_n - left_n, w_left, w_right, min_leaf_n, min_leaf_w):
             continue
-        child, dec, info = split_scores(stats, criterion)
-        if dec > best[2] + TIE_EPS:
-            if u >= 0.0:
-                thr = draw
-            else:
-                thr = midpoint(values[bins[t]], values[bins[t + 1]])
-            best = (True, child, dec, info, bins[t], thr)
-    return best
+        child = _two_way_child_impurity(stats, w_left, w_right, criterion)
+        if best_t < 0 or child < best_child - TIE_EPS:
+            best_t = t
+            best_child = child
+    if best_t < 0:
+        return best
+    # Score the winner in full (decrease and split information) from its branch stats.
+    stats[:] = 0.0
+    for b in range(best_t + 1):
+        for k in range(n_classes):
+            stats[0, k] += counts[b, k]
+    for k in range(n_classes):
+        stats[1, k] = total[k] - stats[0, k]
+    child, dec, info = split_scores(stats, criterion)
+    if u >= 0.0:
+        thr = draw
+    else:
+        thr = midpoint(values[bins[best_t]], values[bins[best_t + 1]])
+    return (True, child, dec, info, bins[best_t], thr)
 
 
 @njit(cache=True, nogil=True)

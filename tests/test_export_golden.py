@@ -1,0 +1,60 @@
+"""Exports against reviewed golden files.
+
+After an intended change of an export, regenerate with
+``python tests/test_export_golden.py --regen`` and review the diff.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from quercus import C45Classifier, CARTClassifier, ID3Classifier, export_dict, export_text
+from quercus.datasets import load_golf, load_watermelon
+
+GOLDEN = Path(__file__).parent / "golden"
+
+CASES = {
+    "id3_watermelon_2_0": lambda: ID3Classifier().fit(*load_watermelon("2.0")),
+    "cart_watermelon_2_0": lambda: CARTClassifier().fit(*load_watermelon("2.0")),
+    "c45_watermelon_3_0": lambda: C45Classifier().fit(*load_watermelon("3.0")),
+    "cart_golf": lambda: CARTClassifier().fit(*load_golf()),
+}
+
+
+def render(name):
+    est = CASES[name]()
+    return export_text(est) + "\n", json.dumps(export_dict(est), ensure_ascii=False, indent=1) + "\n"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_export_text_matches_golden(name):
+    text, _ = render(name)
+    assert text == (GOLDEN / f"{name}.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_export_dict_matches_golden(name):
+    _, js = render(name)
+    assert json.loads(js) == json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def test_export_text_without_distribution_has_no_brackets():
+    text = export_text(ID3Classifier().fit(*load_watermelon("2.0")), show_distribution=False)
+    assert "[" not in text and "纹理 = 模糊: 否" in text
+
+
+def test_export_text_of_a_single_leaf():
+    X, y = load_watermelon("2.0")
+    est = ID3Classifier(max_depth=1, min_samples_split=100).fit(X, y)
+    assert export_text(est) == ": 否  [否: 9, 是: 8]"
+
+
+if __name__ == "__main__" and "--regen" in sys.argv:
+    GOLDEN.mkdir(exist_ok=True)
+    for case in CASES:
+        text, js = render(case)
+        (GOLDEN / f"{case}.txt").write_text(text, encoding="utf-8")
+        (GOLDEN / f"{case}.json").write_text(js, encoding="utf-8")
+    print("regenerated", ", ".join(CASES))
