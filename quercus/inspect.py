@@ -83,7 +83,8 @@ def node_view(est, node, decimals=3):
     value = t.value[node]
     classes = est.classes_
     dist = {_plain(c): float(v) for c, v in zip(classes, value)}
-    predicted = _plain(classes[est._majority(value)[0]])
+    total = value.sum()
+    predicted = _plain(classes[est._majority(value / total if total > 0 else value)[0]])
     return NodeView(node=node, depth=int(t.depth[node]), kind=KIND_NAMES[k], feature=feature,
                     threshold=threshold, category=category, children=children,
                     conditions=conditions, n_samples=int(t.n_node_samples[node]),

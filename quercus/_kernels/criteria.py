@@ -30,9 +30,9 @@ def impurity(counts, criterion):
     acc = 0.0
     if criterion == ENTROPY:
         for k in range(counts.shape[0]):
-            c = counts[k]
-            if c > 0.0:
-                p = c / total
+            # Test the share, not the count: a tiny count can underflow to p == 0.
+            p = counts[k] / total
+            if p > 0.0:
                 acc -= p * np.log(p)
         return acc / _LOG2
     for k in range(counts.shape[0]):
@@ -75,8 +75,8 @@ def split_scores(branch_stats, criterion):
         wb = 0.0
         for k in range(n_classes):
             wb += branch_stats[b, k]
-        if wb > 0.0:
-            frac = wb / total
+        frac = wb / total
+        if frac > 0.0:
             child += frac * impurity(branch_stats[b], criterion)
             split_info -= frac * np.log(frac) / _LOG2
     return child, impurity(parent, criterion) - child, split_info

@@ -18,7 +18,9 @@ def display_width(s):
 
 
 def _fmt_weight(w):
-    return str(int(round(w))) if abs(w - round(w)) < 1e-9 else f"{w:.3g}"
+    if w == 0 or (abs(w) >= 1 and abs(w - round(w)) < 1e-9 * abs(w)):
+        return str(int(round(w)))
+    return f"{w:.3g}"
 
 
 def _dist(view):
