@@ -1,7 +1,6 @@
 """Estimators: a thin validated layer over the grower and the kernels."""
 
 import numpy as np
-import pandas as pd
 from scipy.sparse import csr_matrix
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
@@ -123,10 +122,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         n, p = X_enc.shape
         classes, y_codes, priority = _prepare.encode_target(y, n)
         w = _prepare.check_weights(sample_weight, X_enc)
-        if not w.sum() > 0:
-            raise ValueError("sample_weight sums to zero: at least one sample needs a "
-                             "positive weight.")
         mss, msl, mf = resolve_counts(self, n, p)
+        positive = w > 0
+        if not positive.all():
+            # As in scikit-learn, a sample of weight zero is dropped before growing: it takes
+            # no part in the thresholds, the class counts or the min_samples_* counts, so a
+            # zero weight is exactly the same as removing the row (and an integer weight k
+            # the same as k copies of it). classes_ and the schema still come from all rows;
+            # the class tie-break order (first appearance) from the rows kept.
+            X_enc, y_codes, w = X_enc[positive], y_codes[positive], w[positive]
+            priority = _prepare.class_priority(y_codes, len(classes))
         codes, n_bins, bin_values, bin_offsets = _prepare.bin_numeric(
             X_enc, schema.is_categorical, schema.categories)
         data = BinnedData(codes, n_bins, schema.is_categorical.copy(), bin_values,

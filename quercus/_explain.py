@@ -36,6 +36,8 @@ def _data_for(est, X, y, sample_weight):
         bad = y[np.flatnonzero(y_codes < 0)[0]]
         raise ValueError(f"explain(): label {bad!r} is not one of the classes {list(est.classes_)}.")
     w = _prepare.check_weights(sample_weight, X_enc)
+    keep = w > 0  # zero-weight rows take no part in a fit, so none in its explanation
+    X_enc, y_codes, w = X_enc[keep], y_codes[keep], w[keep]
     schema = est.schema_
     # Categories unseen at fit time cannot follow a multiway branch; give them their own bin.
     X_enc = X_enc.copy()

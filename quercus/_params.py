@@ -6,9 +6,11 @@ range [1, inf) or None. Got 0 instead."
 
 from numbers import Integral, Real
 
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 CRITERIA = ("entropy", "gain_ratio", "gini")
+
+# RealNotInt: the int 1 is a count, never "a fraction of 1.0" (scikit-learn's rule).
 
 TREE_PARAMS = {
     "criterion": [StrOptions(set(CRITERIA))],
@@ -17,16 +19,16 @@ TREE_PARAMS = {
     "max_depth": [Interval(Integral, 1, None, closed="left"), None],
     "min_samples_split": [
         Interval(Integral, 2, None, closed="left"),
-        Interval(Real, 0.0, 1.0, closed="right"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
     ],
     "min_samples_leaf": [
         Interval(Integral, 1, None, closed="left"),
-        Interval(Real, 0.0, 1.0, closed="neither"),
+        Interval(RealNotInt, 0.0, 1.0, closed="neither"),
     ],
     "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
     "max_features": [
         Interval(Integral, 1, None, closed="left"),
-        Interval(Real, 0.0, 1.0, closed="right"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
         StrOptions({"sqrt", "log2"}),
         None,
     ],

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
 _NUMERIC_KINDS = {"integer", "floating", "mixed-integer-float", "decimal"}
 
@@ -62,17 +62,22 @@ def _columns(X):
 def as_2d(X, *, what="X", min_samples=1):
     """Return X as a DataFrame or a 2-d ndarray, with shape errors raised here."""
     if isinstance(X, pd.DataFrame):
-        if X.shape[1] == 0:
-            raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a "
-                             f"minimum of 1 is required: {what} has no columns.")
-        if X.shape[0] < min_samples:
-            raise ValueError(f"Found array with {X.shape[0]} sample(s) (shape={X.shape}) "
-                             f"while a minimum of {min_samples} is required.")
-        return X
-    arr = check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=min_samples,
-                      input_name=what)
-    if arr.dtype.kind in "USO":
-        arr = arr.astype(object)
+        arr = X
+    else:
+        arr = check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=0,
+                          ensure_min_features=0, input_name=what)
+        if arr.dtype.kind in "USO":
+            arr = arr.astype(object)
+    n, p = arr.shape
+    if n < min_samples:
+        why = (f"{what} has no rows" if n == 0 else
+               f"{what} has only {n} sample (row); a decision tree needs at least "
+               f"{min_samples} samples to fit")
+        raise ValueError(f"Found array with {n} sample(s) (shape={arr.shape}) while a "
+                         f"minimum of {min_samples} is required: {why}.")
+    if p == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={arr.shape}) while a "
+                         f"minimum of 1 is required: {what} has no columns.")
     return arr
 
 
@@ -130,12 +135,20 @@ def _value_kind(col, name):
     if kind == "empty":
         raise ValueError(f"Column {name!r} has no values: every entry is missing.")
     for i, v in enumerate(col):
-        if not (v is None or isinstance(v, (str, numbers.Number, bool, np.bool_))):
+        if not (_is_missing(v) or isinstance(v, (str, numbers.Number, bool, np.bool_))):
             raise TypeError(
                 f"Column {name!r} holds a value of type {type(v).__name__} at row {i} "
-                f"({v!r}); a feature value argument must be a string or a number.")
-    raise ValueError(f"Column {name!r} mixes value types ({kind}): a categorical column "
-                     f"must hold only strings, only numbers or only booleans.")
+                f"({v!r}); each value of the X argument must be a string, a number or a "
+                f"boolean.")
+    types = sorted({type(v).__name__ for v in col if not _is_missing(v)})
+    raise ValueError(f"Column {name!r} mixes value types ({', '.join(types)}): a "
+                     f"categorical column must hold only strings, only numbers or only "
+                     f"booleans.")
+
+
+def _is_missing(v):
+    """None, NaN, pd.NA or NaT (a scalar)."""
+    return v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and v != v)
 
 
 def _missing_mask(col):
@@ -145,9 +158,19 @@ def _missing_mask(col):
 def _numeric_column(col, name, what):
     try:
         values = np.asarray(col, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"Column {name!r} of {what} is numeric at fit time but holds a value "
-                         f"that is not a number: {exc}") from None
+    except (TypeError, ValueError):
+        values = None
+    if values is None:
+        raw = np.asarray(col, dtype=object)
+        for i, v in enumerate(raw):
+            try:
+                float(v)
+            except (TypeError, ValueError):
+                break
+        else:  # pragma: no cover - every value converts one by one
+            i, v = 0, raw[0]
+        raise ValueError(f"Column {name!r} of {what} is numeric (as at fit time) but holds "
+                         f"{v!r} at row {i}, which is not a number.")
     bad = ~np.isfinite(values)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -162,8 +185,10 @@ def _check_no_missing_category(col, name, what):
     miss = _missing_mask(col)
     if miss.any():
         i = int(np.flatnonzero(miss)[0])
-        raise ValueError(f"Input {what} contains NaN (a missing value) in categorical column "
-                         f"{name!r} (row {i}); quercus does not handle missing values yet.")
+        value = _plain_list([np.asarray(col, dtype=object)[i]])[0]
+        raise ValueError(f"Input {what} contains a missing value ({value!r}) in categorical "
+                         f"column {name!r} (row {i}); quercus does not handle missing "
+                         f"values yet.")
 
 
 def fit_schema_and_encode(X, categorical_features=None):
@@ -261,22 +286,66 @@ def encode_target(y, n_samples):
                          f"rows, y has {y.shape[0]}.")
     miss = _missing_mask(y)
     if miss.any():
-        raise ValueError(f"Input y contains NaN (a missing label) at row "
-                         f"{int(np.flatnonzero(miss)[0])}; drop those rows or give them a "
-                         f"label.")
+        i = int(np.flatnonzero(miss)[0])
+        raise ValueError(f"Input y contains a missing label ({_plain_list([y[i]])[0]!r}) "
+                         f"at row {i}; drop those rows or give them a label.")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        i = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise ValueError(f"Input y contains infinity ({float(y[i])!r}) at row {i}; class "
+                         f"labels must be finite.")
+    if y.dtype == object:
+        kinds = {"str" if isinstance(v, str) else
+                 "bool" if isinstance(v, (bool, np.bool_)) else
+                 "number" if isinstance(v, numbers.Number) else type(v).__name__
+                 for v in y}
+        if len(kinds) > 1:
+            raise ValueError(f"y mixes label types ({', '.join(sorted(kinds))}); labels "
+                             f"must be all strings or all numbers.")
     check_classification_targets(y)
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError:
         raise ValueError("y mixes label types (for example strings and numbers); labels "
                          "must be all strings or all numbers.") from None
-    first_seen = np.full(len(classes), n_samples, dtype=np.int64)
-    np.minimum.at(first_seen, codes, np.arange(n_samples))
-    priority = np.argsort(np.argsort(first_seen, kind="stable"), kind="stable")
-    return classes, codes.astype(np.int32), priority.astype(np.int64)
+    codes = codes.astype(np.int32)
+    return classes, codes, class_priority(codes, len(classes))
+
+
+def class_priority(codes, n_classes):
+    """Rank of each class by its first appearance in ``codes`` (absent classes last)."""
+    n = codes.shape[0]
+    first_seen = np.full(n_classes, n, dtype=np.int64)
+    np.minimum.at(first_seen, codes, np.arange(n))
+    return np.argsort(np.argsort(first_seen, kind="stable"), kind="stable").astype(np.int64)
 
 
 def check_weights(sample_weight, X_enc):
-    """Validated float64 weights; negative weights are an error, zero weights allowed."""
-    w = _check_sample_weight(sample_weight, X_enc, dtype=np.float64, ensure_non_negative=True)
-    return np.ascontiguousarray(w, dtype=np.float64)
+    """Validated float64 weights, one per row of ``X_enc``.
+
+    Missing, infinite and negative weights are errors, and so is a weight vector that is
+    zero everywhere; individual zero weights are allowed (the estimator drops those rows).
+    """
+    n = X_enc.shape[0]
+    if sample_weight is None:
+        return np.ones(n, dtype=np.float64)
+    if isinstance(sample_weight, numbers.Number):
+        sample_weight = np.full(n, sample_weight, dtype=np.float64)
+    shape = np.asarray(sample_weight).shape
+    if len(shape) != 1:
+        raise ValueError(f"sample_weight must be a 1-d array of length {n} (one weight "
+                         f"per sample) or a scalar; got an array of shape {shape}.")
+    if shape[0] != n:
+        raise ValueError(f"sample_weight has {shape[0]} entries but X has {n} rows; "
+                         f"give exactly one weight per sample.")
+    # check_array names sample_weight in its NaN / infinity messages.
+    w = check_array(sample_weight, ensure_2d=False, dtype=np.float64, order="C",
+                    ensure_min_samples=0, input_name="sample_weight")
+    w = np.array(w, dtype=np.float64, order="C")  # always a copy: never alias the caller's
+    neg = w < 0
+    if neg.any():
+        i = int(np.flatnonzero(neg)[0])
+        raise ValueError(f"sample_weight must be non-negative; got {float(w[i])!r} at row {i}.")
+    if n and not (w > 0).any():
+        raise ValueError("sample_weight is zero for every sample: at least one sample needs "
+                         "a positive weight.")
+    return w

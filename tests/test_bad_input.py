@@ -1,0 +1,353 @@
+"""Bad input fails early with a clear message naming what is wrong; documented input
+conventions (unseen categories, label types, bool and forced-categorical columns) work."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError
+
+from quercus import C45Classifier, CARTClassifier, DecisionTreeClassifier, ID3Classifier
+from quercus._kernels.splits import CAT_BINARY, LEAF, MULTIWAY, NUMERIC
+
+
+def _frame():
+    X = pd.DataFrame({
+        "temp": [85.0, 80.0, 83.0, 70.0, 68.0, 65.0],
+        "outlook": pd.Series(["sunny", "sunny", "overcast", "rain", "rain", "overcast"],
+                             dtype=object),
+    })
+    y = np.array(["no", "no", "yes", "yes", "yes", "no"], dtype=object)
+    return X, y
+
+
+def _with(column, values):
+    X, _ = _frame()
+    X[column] = pd.Series(values, dtype=object if column == "outlook" else None)
+    return X
+
+
+def _fit(X=None, y=None, est=None, **fit_kw):
+    X0, y0 = _frame()
+    X = X0 if X is None else X
+    y = y0 if y is None else y
+    return lambda: (est or CARTClassifier()).fit(X, y, **fit_kw)
+
+
+def _predict(X, method="predict", est=None):
+    def run():
+        X0, y0 = _frame()
+        model = (est or CARTClassifier()).fit(X0, y0)
+        return getattr(model, method)(X)
+    return run
+
+
+def _fit_params(**params):
+    return _fit(est=CARTClassifier(**params))
+
+
+_NUM = np.array([[1.0, 2.0], [2.0, 1.0], [3.0, 4.0], [4.0, 3.0]])
+_NUM_Y = np.array([0, 0, 1, 1])
+
+X0, Y0 = _frame()
+
+CASES = [
+    # ---- shape of X and y
+    ("empty X (0 rows)", _fit(X0.iloc[:0], Y0[:0]), ValueError,
+     r"Found array with 0 sample\(s\) \(shape=\(0, 2\)\).*X has no rows"),
+    ("empty ndarray X", _fit(np.empty((0, 2)), np.array([])), ValueError,
+     r"0 sample\(s\).*X has no rows"),
+    ("zero columns", _fit(X0.iloc[:, :0]), ValueError,
+     r"0 feature\(s\) \(shape=\(6, 0\)\).*X has no columns"),
+    ("zero columns ndarray", _fit(np.empty((6, 0))), ValueError,
+     r"0 feature\(s\).*X has no columns"),
+    ("one row", _fit(X0.iloc[:1], Y0[:1]), ValueError,
+     r"1 sample\(s\).*X has only 1 sample \(row\); a decision tree needs at least 2"),
+    ("X/y length mismatch", _fit(y=Y0[:5]), ValueError,
+     r"inconsistent numbers of samples: X has 6 rows, y has 5"),
+    ("1-d X at fit", _fit(np.arange(6.0)), ValueError, r"Expected 2D array, got 1D array"),
+    ("y=None", lambda: CARTClassifier().fit(X0, None), ValueError,
+     r"requires y to be passed, but the target y is None"),
+    ("2-d y", _fit(y=np.c_[Y0, Y0]), ValueError,
+     r"y should be a 1d array, got an array of shape \(6, 2\)"),
+    # ---- labels
+    ("NaN in float y", _fit(y=np.array([0, 1, np.nan, 1, 0, 1])), ValueError,
+     r"Input y contains a missing label \(nan\) at row 2"),
+    ("NaN in object y", _fit(y=np.array(["no", "yes", np.nan, "no", "yes", "no"],
+                                        dtype=object)), ValueError,
+     r"Input y contains a missing label \(nan\) at row 2"),
+    ("None in object y", _fit(y=np.array(["no", "yes", "no", None, "yes", "no"],
+                                         dtype=object)), ValueError,
+     r"Input y contains a missing label \(None\) at row 3"),
+    ("inf in y", _fit(y=np.array([0, 1, 0, 1, np.inf, 1])), ValueError,
+     r"Input y contains infinity \(inf\) at row 4"),
+    ("continuous float y", _fit(y=np.array([0.5, 1.25, 2.0, 3.5, 0.1, 2.2])), ValueError,
+     r"Unknown label type: continuous"),
+    ("mixed str/int labels", _fit(y=np.array(["no", 1, "no", 1, "yes", 1], dtype=object)),
+     ValueError, r"y mixes label types \(number, str\)"),
+    # ---- values in X
+    ("inf in numeric column", _fit(_with("temp", [85.0, np.inf, 83, 70, 68, 65])),
+     ValueError, r"Input X contains inf in column 'temp' \(row 1\)"),
+    ("-inf in numeric ndarray column", lambda: CARTClassifier().fit(
+        np.array([[1.0, 2.0], [2.0, -np.inf], [3.0, 4.0]]), [0, 1, 0]), ValueError,
+     r"Input X contains inf in column 'x1' \(row 1\)"),
+    ("NaN in numeric column", _fit(_with("temp", [85.0, 80, np.nan, 70, 68, 65])),
+     ValueError, r"Input X contains NaN in column 'temp' \(row 2\)"),
+    ("None in categorical column",
+     _fit(_with("outlook", ["sunny", None, "overcast", "rain", "rain", "sunny"])),
+     ValueError, r"missing value \(None\) in categorical column 'outlook' \(row 1\)"),
+    ("NaN in categorical column",
+     _fit(_with("outlook", ["sunny", "rain", np.nan, "rain", "rain", "sunny"])),
+     ValueError, r"missing value \(nan\) in categorical column 'outlook' \(row 2\)"),
+    ("every value missing", _fit(_with("outlook", [None] * 6)), ValueError,
+     r"Column 'outlook' has no values: every entry is missing"),
+    ("mixed str/number in object column",
+     _fit(_with("outlook", ["sunny", 3, "overcast", "rain", "rain", "sunny"])),
+     ValueError, r"Column 'outlook' mixes value types \(int, str\)"),
+    ("dict value in a column",
+     _fit(_with("outlook", ["sunny", {"k": 1}, "overcast", "rain", "rain", "sunny"])),
+     TypeError, r"Column 'outlook' holds a value of type dict at row 1 \(\{'k': 1\}\)"),
+    # ---- parameters
+    ("unknown criterion", _fit_params(criterion="gain"), InvalidParameterError,
+     r"The 'criterion' parameter of CARTClassifier must be a str among .*Got 'gain'"),
+    ("unknown categorical_split", _fit_params(categorical_split="twoway"),
+     InvalidParameterError, r"'categorical_split' parameter .*Got 'twoway' instead"),
+    ("unknown splitter", _fit_params(splitter="greedy"), InvalidParameterError,
+     r"'splitter' parameter .*Got 'greedy' instead"),
+    ("max_depth=0", _fit_params(max_depth=0), InvalidParameterError,
+     r"'max_depth' parameter .*range \[1, inf\) or None\. Got 0 instead"),
+    ("min_samples_split=1", _fit_params(min_samples_split=1), InvalidParameterError,
+     r"'min_samples_split' parameter .*range \[2, inf\).*Got 1 instead"),
+    ("min_samples_split=1.5", _fit_params(min_samples_split=1.5), InvalidParameterError,
+     r"'min_samples_split' parameter .*Got 1\.5 instead"),
+    ("min_samples_leaf=0", _fit_params(min_samples_leaf=0), InvalidParameterError,
+     r"'min_samples_leaf' parameter .*range \[1, inf\).*Got 0 instead"),
+    ("negative min_impurity_decrease", _fit_params(min_impurity_decrease=-0.1),
+     InvalidParameterError, r"'min_impurity_decrease' parameter .*Got -0\.1 instead"),
+    ("max_features > n_features", _fit_params(max_features=3), ValueError,
+     r"'max_features' parameter of CARTClassifier must be at most the number of features "
+     r"\(2\)\. Got 3 instead"),
+    ("max_features=0", _fit_params(max_features=0), InvalidParameterError,
+     r"'max_features' parameter .*Got 0 instead"),
+    ("categorical_features names an unknown column",
+     _fit_params(categorical_features=["humidity"]), ValueError,
+     r"categorical_features names an unknown column 'humidity'; the columns are "
+     r"\['temp', 'outlook'\]"),
+    ("categorical_features index out of range", _fit_params(categorical_features=[5]),
+     ValueError, r"categorical_features index 5 is out of range for 2 features"),
+    ("categorical_features mask of wrong length",
+     _fit_params(categorical_features=[True, False, True]), ValueError,
+     r"categorical_features as a boolean mask must have length 2 .*got 3"),
+    ("categorical_features entry of a wrong type", _fit_params(categorical_features=[1.5]),
+     ValueError, r"categorical_features entries must be column names or integer indices; "
+     r"got 1\.5"),
+    ("categorical_features as a bare string", _fit_params(categorical_features="temp"),
+     InvalidParameterError, r"'categorical_features' parameter .*Got 'temp' instead"),
+    # ---- sample_weight
+    ("negative sample_weight", _fit(sample_weight=[1, -1, 1, 1, 1, 1]), ValueError,
+     r"sample_weight must be non-negative; got -1\.0 at row 1"),
+    ("NaN sample_weight", _fit(sample_weight=[1, 1, np.nan, 1, 1, 1]), ValueError,
+     r"Input sample_weight contains NaN"),
+    ("inf sample_weight", _fit(sample_weight=[1, 1, np.inf, 1, 1, 1]), ValueError,
+     r"Input sample_weight contains infinity"),
+    ("sample_weight of the wrong length", _fit(sample_weight=[1, 1, 1, 1, 1]), ValueError,
+     r"sample_weight has 5 entries but X has 6 rows"),
+    ("2-d sample_weight", _fit(sample_weight=np.ones((6, 2))), ValueError,
+     r"sample_weight must be a 1-d array of length 6 .*shape \(6, 2\)"),
+    ("all-zero sample_weight", _fit(sample_weight=np.zeros(6)), ValueError,
+     r"sample_weight is zero for every sample"),
+    # ---- prediction
+    ("predict before fit", lambda: CARTClassifier().predict(X0), NotFittedError,
+     r"This CARTClassifier instance is not fitted yet"),
+    ("predict_proba before fit", lambda: ID3Classifier().predict_proba(X0), NotFittedError,
+     r"This ID3Classifier instance is not fitted yet"),
+    ("apply before fit", lambda: C45Classifier().apply(X0), NotFittedError,
+     r"This C45Classifier instance is not fitted yet"),
+    ("get_depth before fit", lambda: CARTClassifier().get_depth(), NotFittedError,
+     r"This CARTClassifier instance is not fitted yet"),
+    ("predict with the wrong number of columns",
+     lambda: CARTClassifier().fit(_NUM, _NUM_Y).predict(_NUM[:, :1]), ValueError,
+     r"X has 1 features, but CARTClassifier is expecting 2 features as input"),
+    ("predict with a column missing", _predict(X0[["temp"]]), ValueError,
+     r"Feature names seen at fit time, yet now missing:\n- outlook"),
+    ("predict with renamed columns", _predict(X0.rename(columns={"outlook": "weather"})),
+     ValueError, r"Feature names unseen at fit time:\n- weather\nFeature names seen at fit "
+     r"time, yet now missing:\n- outlook"),
+    ("predict with reordered columns", _predict(X0[["outlook", "temp"]]), ValueError,
+     r"Feature names must be in the same order as they were in fit"),
+    ("1-d X at predict", _predict(np.array([85.0, 1.0])), ValueError,
+     r"Expected 2D array, got 1D array instead"),
+    ("text in a numeric column at predict",
+     _predict(_with("temp", ["hot", 80, 83, 70, 68, 65])), ValueError,
+     r"Column 'temp' of X is numeric \(as at fit time\) but holds 'hot' at row 0"),
+    ("NaN in a numeric column at predict",
+     _predict(_with("temp", [85.0, 80, 83, np.nan, 68, 65])), ValueError,
+     r"Input X contains NaN in column 'temp' \(row 3\)"),
+    ("None in a categorical column at predict",
+     _predict(_with("outlook", ["sunny", "sunny", "overcast", "rain", None, "sunny"])),
+     ValueError, r"missing value \(None\) in categorical column 'outlook' \(row 4\)"),
+]
+
+
+@pytest.mark.parametrize("call,error,match", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_bad_input_is_a_clear_error(call, error, match):
+    with pytest.raises(error, match=match) as info:
+        call()
+    assert type(info.value) is error
+
+
+def test_the_table_is_large_and_unambiguous():
+    assert len(CASES) >= 30
+    assert len({c[0] for c in CASES}) == len(CASES)
+
+
+def test_the_good_data_of_the_table_fits():
+    """The table's cases fail because of the one thing each changes."""
+    X, y = _frame()
+    for est in (CARTClassifier(), ID3Classifier(), C45Classifier()):
+        assert est.fit(X, y, sample_weight=np.ones(6)).predict(X).shape == (6,)
+    CARTClassifier().fit(_NUM, _NUM_Y).predict(_NUM)
+
+
+def test_bad_input_does_not_leave_a_fitted_model():
+    est = CARTClassifier()
+    with pytest.raises(ValueError, match=r"Input X contains NaN in column 'temp'"):
+        est.fit(_with("temp", [85.0, 80, np.nan, 70, 68, 65]), _frame()[1])
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        est.predict(_frame()[0])
+
+
+def test_zero_weight_rows_are_dropped_like_sklearn():
+    """A weight of zero is the same as removing the row (so the error for a *vector* of
+    zeros is the only zero-weight error), and classes_ still comes from all of y."""
+    X, y = _frame()
+    w = np.array([1, 0, 1, 1, 1, 1.0])
+    weighted = CARTClassifier().fit(X, y, sample_weight=w)
+    dropped = CARTClassifier().fit(X.drop(index=1), np.delete(y, 1))
+    np.testing.assert_array_equal(weighted.predict_proba(X), dropped.predict_proba(X))
+    assert weighted.tree_.n_node_samples[0] == 5
+    only_no = np.where(y == "no", 0.0, 1.0)
+    model = CARTClassifier().fit(X, y, sample_weight=only_no)
+    assert model.classes_.tolist() == ["no", "yes"]
+    assert model.predict_proba(X)[:, 1].tolist() == [1.0] * 6
+
+
+def test_zero_weight_row_does_not_set_the_class_tie_break():
+    """A 50/50 leaf predicts the class seen first; a zero-weight row is not "seen"."""
+    X = pd.DataFrame({"x": [0.0, 1.0, 1.0]})
+    y = np.array(["a", "b", "a"])
+    weighted = CARTClassifier().fit(X, y, sample_weight=[0, 1, 1])
+    assert weighted.predict(X).tolist() == ["b", "b", "b"]
+    assert CARTClassifier().fit(X, y).predict(X[1:]).tolist() == ["a", "a"]
+
+
+# --------------------------------------------------------------------- documented behaviour
+def _colors(colors, labels):
+    return pd.DataFrame({"color": pd.Series(colors, dtype=object)}), np.array(labels)
+
+
+def test_unseen_category_stops_at_a_multiway_node():
+    X, y = _colors(["red", "red", "green", "green", "blue"], ["a", "a", "b", "b", "a"])
+    clf = ID3Classifier().fit(X, y)
+    assert clf.tree_.kind[0] == MULTIWAY and clf.tree_.n_children[0] == 3
+    new = pd.DataFrame({"color": ["purple", "green"]})
+    nodes = clf.apply(new)
+    assert nodes[0] == 0  # stopped at the root, not at a leaf
+    assert clf.tree_.kind[nodes[1]] == LEAF
+    proba = clf.predict_proba(new)
+    np.testing.assert_allclose(proba[0], [0.6, 0.4])  # the root's distribution
+    np.testing.assert_allclose(proba[1], [0.0, 1.0])
+    assert clf.predict(new).tolist() == ["a", "b"]
+    assert clf.decision_path(new)[0].toarray().ravel().nonzero()[0].tolist() == [0]
+
+
+def test_unseen_category_takes_the_not_equal_branch_of_a_binary_node():
+    # Root majority is "a"; the a != red side is pure "b": an unseen colour must end there.
+    X, y = _colors(["red", "red", "red", "red", "green", "blue"],
+                   ["a", "a", "a", "a", "b", "b"])
+    clf = CARTClassifier().fit(X, y)
+    t = clf.tree_
+    assert t.kind[0] == CAT_BINARY
+    assert clf.schema_.categories[0][t.category[0]] == "red"
+    eq_child, ne_child = t.children(0)
+    new = pd.DataFrame({"color": ["purple", "red"]})
+    assert clf.apply(new).tolist() == [ne_child, eq_child]
+    np.testing.assert_allclose(clf.predict_proba(new), [[0.0, 1.0], [1.0, 0.0]])
+    assert clf.predict(new).tolist() == ["b", "a"]
+
+
+@pytest.mark.parametrize("labels", [
+    ["no", "no", "yes", "yes", "yes", "no"],
+    [0, 0, 1, 1, 1, 0],
+    [-1.0, -1.0, 2.0, 2.0, 2.0, -1.0],  # float labels must be integral (sklearn)
+    [False, False, True, True, True, False],
+], ids=["str", "int", "float", "bool"])
+@pytest.mark.parametrize("cls", [ID3Classifier, C45Classifier, CARTClassifier])
+def test_string_and_numeric_labels(cls, labels):
+    X, _ = _frame()
+    y = np.array(labels)
+    clf = cls().fit(X, y)
+    assert clf.classes_.tolist() == sorted(set(labels))
+    pred = clf.predict(X)
+    assert pred.dtype == y.dtype
+    assert pred.tolist() == labels
+    assert clf.fit(X, pd.Series(labels)).predict(X).tolist() == labels
+
+
+def test_labels_as_pandas_string_series():
+    X, y = _frame()
+    clf = CARTClassifier().fit(X, pd.Series(y, dtype="string"))
+    assert clf.predict(X).tolist() == y.tolist()
+
+
+@pytest.mark.parametrize("cls,kind", [(CARTClassifier, CAT_BINARY), (ID3Classifier, MULTIWAY)])
+def test_bool_columns_are_categorical(cls, kind):
+    X = pd.DataFrame({"windy": [True, True, False, False, True, False],
+                      "temp": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+    y = np.array(["no", "no", "yes", "yes", "no", "yes"])
+    clf = cls().fit(X, y)
+    assert clf.schema_.is_categorical.tolist() == [True, False]
+    assert clf.schema_.categories[0].tolist() == [False, True]
+    assert clf.tree_.kind[0] == kind and clf.tree_.feature[0] == 0
+    assert clf.predict(X).tolist() == y.tolist()
+
+
+def test_bool_ndarray_column_is_categorical():
+    X = np.array([[True], [False], [True], [False]])
+    clf = CARTClassifier().fit(X, [1, 0, 1, 0])
+    assert clf.schema_.is_categorical.tolist() == [True]
+    assert clf.tree_.kind[0] == CAT_BINARY
+
+
+@pytest.mark.parametrize("spec", [["size"], [0], [-2], [True, False]],
+                         ids=["name", "index", "negative index", "mask"])
+def test_categorical_features_turns_a_numeric_column_categorical(spec):
+    X = pd.DataFrame({"size": [1, 2, 3, 1, 2, 3], "w": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]})
+    y = np.array(["s", "m", "l", "s", "m", "l"])
+    plain = ID3Classifier().fit(X, y)
+    assert plain.schema_.is_categorical.tolist() == [False, False]
+    assert plain.tree_.kind[0] == NUMERIC
+    forced = ID3Classifier(categorical_features=spec).fit(X, y)
+    assert forced.schema_.is_categorical.tolist() == [True, False]
+    assert forced.schema_.categories[0].tolist() == [1, 2, 3]
+    assert forced.tree_.kind[0] == MULTIWAY and forced.tree_.n_children[0] == 3
+    assert forced.predict(X).tolist() == y.tolist()
+    # A value never seen at fit time is an unseen category, not a number between bins.
+    unseen = pd.DataFrame({"size": [4], "w": [0.1]})
+    assert forced.apply(unseen).tolist() == [0]
+
+
+def test_object_column_of_numbers_in_a_dataframe_is_categorical():
+    X = pd.DataFrame({"grade": pd.Series([1, 2, 1, 2], dtype=object)})
+    clf = DecisionTreeClassifier().fit(X, ["a", "b", "a", "b"])
+    assert clf.schema_.is_categorical.tolist() == [True]
+
+
+def test_error_messages_name_the_column_for_ndarray_input():
+    X = np.array([[1.0, 2.0], [np.nan, 1.0], [3.0, 4.0]])
+    with pytest.raises(ValueError, match=re.escape("Input X contains NaN in column 'x0' "
+                                                   "(row 1)")):
+        CARTClassifier().fit(X, [0, 1, 0])
