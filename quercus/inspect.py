@@ -93,7 +93,17 @@ def node_view(est, node, decimals=3):
 
 
 def iter_nodes(est, decimals=3):
-    """Every node's :class:`NodeView` in depth-first order, children in branch order."""
+    """Every node's :class:`NodeView` in depth-first order, children in branch order.
+
+    Examples
+    --------
+    >>> from quercus import ID3Classifier
+    >>> from quercus.datasets import load_watermelon
+    >>> from quercus.inspect import iter_nodes
+    >>> clf = ID3Classifier().fit(*load_watermelon("2.0"))
+    >>> [v.feature for v in iter_nodes(clf) if v.children]
+    ['纹理', '根蒂', '色泽', '触感', '触感']
+    """
     stack = [0]
     while stack:
         v = node_view(est, stack.pop(), decimals)
