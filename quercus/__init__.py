@@ -3,7 +3,9 @@
 from ._estimators import (
     C45Classifier,
     CARTClassifier,
+    CARTRegressor,
     DecisionTreeClassifier,
+    DecisionTreeRegressor,
     ID3Classifier,
 )
 from .export import export_dict, export_text
@@ -15,6 +17,8 @@ __all__ = [
     "ID3Classifier",
     "C45Classifier",
     "CARTClassifier",
+    "DecisionTreeRegressor",
+    "CARTRegressor",
     "export_text",
     "export_dict",
     "__version__",

@@ -2,126 +2,49 @@
 
 import numpy as np
 from scipy.sparse import csr_matrix
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _prepare
-from ._grower import BinnedData, GrowConfig, criterion_code, grow
-from ._kernels.predict import apply_tree, path_lengths_and_nodes
-from ._kernels.splits import LEAF
-from ._params import TREE_PARAMS, resolve_counts
+from ._grower import MISSING_CODES, BinnedData, GrowConfig, criterion_code, grow
+from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree
+from ._kernels.splits import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, LEAF
+from ._params import REGRESSOR_PARAMS, TREE_PARAMS, resolve_counts
 
 # Training data kept for ``explain()`` without arguments only up to this many cells, so a
 # large fit does not hold a second copy of X alive.
 _EXPLAIN_CACHE_CELLS = 5_000_000
 
+_CAT_MODES = {"multiway": CAT_MULTIWAY, "binary": CAT_ONE_VS_REST,
+              "one_vs_rest": CAT_ONE_VS_REST, "ordered": CAT_ORDERED}
 
-class DecisionTreeClassifier(ClassifierMixin, BaseEstimator):
-    """A decision tree classifier for numeric and categorical attributes.
+class _BaseTree(BaseEstimator):
+    """Fitting, routing and inspection shared by classifiers and regressors."""
 
-    The general learner behind :class:`ID3Classifier`, :class:`C45Classifier` and
-    :class:`CARTClassifier`. Numeric attributes split in two at the midpoint of two adjacent
-    observed values; categorical attributes split multiway (one branch per category, the
-    attribute is not reused below) or binary (``a == v`` against ``a != v``).
-
-    Parameters
-    ----------
-    criterion : {"gini", "entropy", "gain_ratio"}, default="gini"
-        Split quality: Gini decrease, information gain, or C4.5's gain ratio among the
-        candidates whose information gain is at least the average.
-    categorical_split : {"binary", "multiway"}, default="binary"
-        How categorical attributes split.
-    splitter : {"best", "random"}, default="best"
-        "best" scans every candidate; "random" draws one candidate per feature (a uniform
-        threshold between the node's minimum and maximum, or a random category) and keeps
-        the best of those. With ``max_features=1`` it is the seeds' random attribute choice.
-    max_depth : int or None, default=None
-        Maximum depth; None grows until the leaves are pure or cannot be split.
-    min_samples_split : int or float, default=2
-        Minimum samples at a node to split it (a float is a fraction of the samples).
-    min_samples_leaf : int or float, default=1
-        Minimum samples in each non-empty child.
-    min_impurity_decrease : float, default=0.0
-        Split only if ``N_t / N * (impurity - weighted child impurity)`` reaches this
-        (the threshold epsilon of the seeds' CART algorithm).
-    max_features : int, float, "sqrt", "log2" or None, default=None
-        Number of features drawn at random at each node.
-    categorical_features : array-like of str, int or bool, default=None
-        Which columns are categorical. None: object, string, category and bool columns.
-    random_state : int, RandomState or None, default=None
-        Seeds ``max_features`` and ``splitter="random"``.
-
-    Attributes
-    ----------
-    tree_ : TreeArrays
-        The fitted tree as parallel arrays.
-    classes_ : ndarray
-        Class labels, sorted.
-    n_features_in_, feature_names_in_ : as in scikit-learn.
-
-    Examples
-    --------
-    >>> from quercus import DecisionTreeClassifier
-    >>> from quercus.datasets import load_watermelon
-    >>> X, y = load_watermelon("2.0")
-    >>> clf = DecisionTreeClassifier(criterion="entropy").fit(X, y)
-    >>> clf.predict(X.iloc[:2]).tolist()
-    ['是', '是']
-    """
-
-    _parameter_constraints = TREE_PARAMS
-
-    def __init__(self, criterion="gini", categorical_split="binary", splitter="best",
-                 max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_features=None, categorical_features=None,
-                 random_state=None):
-        self.criterion = criterion
-        self.categorical_split = categorical_split
-        self.splitter = splitter
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_features = max_features
-        self.categorical_features = categorical_features
-        self.random_state = random_state
+    _is_regressor = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
+        tags.input_tags.allow_nan = True
         return tags
 
-    # ------------------------------------------------------------------ fitting
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on ``X`` (array or DataFrame) and labels ``y``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,), strings or numbers
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights; a weight of 2 counts as two copies of the sample.
-
-        Returns
-        -------
-        self
-
-        Examples
-        --------
-        >>> from quercus import CARTClassifier
-        >>> from quercus.datasets import load_golf
-        >>> X, y = load_golf()
-        >>> CARTClassifier().fit(X, y).get_n_leaves()
-        6
-        """
+    def _fit(self, X, y, sample_weight):
         self._validate_params()
         X = _prepare.as_2d(X, min_samples=2)
         validate_data(self, X, reset=True, skip_check_array=True)
         schema, X_enc = _prepare.fit_schema_and_encode(X, self.categorical_features)
         n, p = X_enc.shape
-        classes, y_codes, priority = _prepare.encode_target(y, n)
+        if self._is_regressor:
+            y_enc = _prepare.encode_regression_target(y, n, self.criterion)
+            priority = None
+        else:
+            classes, y_enc, priority = _prepare.encode_target(y, n)
         w = _prepare.check_weights(sample_weight, X_enc)
+        if not self._is_regressor and self.class_weight is not None:
+            w = w * compute_sample_weight(self.class_weight, classes[y_enc])
         mss, msl, mf = resolve_counts(self, n, p)
         positive = w > 0
         if not positive.all():
@@ -130,26 +53,39 @@ class DecisionTreeClassifier(ClassifierMixin, BaseEstimator):
             # zero weight is exactly the same as removing the row (and an integer weight k
             # the same as k copies of it). classes_ and the schema still come from all rows;
             # the class tie-break order (first appearance) from the rows kept.
-            X_enc, y_codes, w = X_enc[positive], y_codes[positive], w[positive]
-            priority = _prepare.class_priority(y_codes, len(classes))
+            X_enc, y_enc, w = X_enc[positive], y_enc[positive], w[positive]
+            if not self._is_regressor:
+                priority = _prepare.class_priority(y_enc, len(classes))
         codes, n_bins, bin_values, bin_offsets = _prepare.bin_numeric(
             X_enc, schema.is_categorical, schema.categories)
+        y_f = np.asarray(y_enc, dtype=np.float64)
+        if self._is_regressor:
+            y2 = (np.where(y_f > 0, y_f * np.log(np.where(y_f > 0, y_f, 1.0)), 0.0)
+                  if self.criterion == "poisson" else y_f * y_f)
+            n_stats, n_out = 3, 1
+        else:
+            y2 = y_f
+            n_stats = n_out = len(classes)
         data = BinnedData(codes, n_bins, schema.is_categorical.copy(), bin_values,
-                          bin_offsets, y_codes, w, len(classes))
+                          bin_offsets, y_f, y2, w, n_stats, n_out)
         cfg = GrowConfig(
             criterion=criterion_code(self.criterion),
             gain_ratio=self.criterion == "gain_ratio",
-            multiway=self.categorical_split == "multiway",
+            cat_mode=_CAT_MODES[self.categorical_split],
+            missing_mode=MISSING_CODES[self.missing_strategy],
+            max_surrogate=int(self.max_surrogate),
             random_splitter=self.splitter == "random",
             max_depth=self.max_depth if self.max_depth is not None else np.iinfo(np.int32).max,
             min_samples_split=mss, min_samples_leaf=msl,
+            min_weight_leaf=float(self.min_weight_fraction_leaf) * float(w.sum()),
             min_impurity_decrease=float(self.min_impurity_decrease), max_features=mf)
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
         self.tree_ = grow(data, cfg, rng)
-        self.classes_ = classes
-        self.n_classes_ = len(classes)
+        if not self._is_regressor:
+            self.classes_ = classes
+            self.n_classes_ = len(classes)
+            self._class_priority = priority
         self.schema_ = schema
-        self._class_priority = priority
         self._explain_data = data if n * p <= _EXPLAIN_CACHE_CELLS else None
         return self
 
@@ -158,23 +94,34 @@ class DecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         state.pop("_explain_data", None)  # training data is not part of the model
         return state
 
-    # ------------------------------------------------------------------ prediction
+    # ------------------------------------------------------------------ routing
     def _encode(self, X):
         check_is_fitted(self, "tree_")
         X = _prepare.as_2d(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         return _prepare.encode(X, self.schema_)
 
-    def _apply_encoded(self, X_enc):
+    def _node_outputs(self):
+        """Per-node prediction: class probabilities, or the regression value."""
+        value = self.tree_.value
+        if self._is_regressor:
+            return value
+        total = value.sum(axis=1, keepdims=True)
+        return np.divide(value, total, out=np.zeros_like(value), where=total > 0)
+
+    def _predict_outputs(self, X):
+        X_enc = self._encode(X)
         t = self.tree_
-        return apply_tree(X_enc, t.kind, t.feature, t.threshold, t.category, t.first_child,
-                          t.n_children)
+        return predict_tree(X_enc, t.kernel_args(), t.weighted_n_node_samples,
+                            self._node_outputs())
 
     def apply(self, X):
         """Index of the node each sample ends in.
 
-        That is a leaf, except for a sample whose category was never seen at fit time at a
-        multiway node: it stops at that node, whose class distribution then predicts it.
+        That is a leaf, except for a sample that stops early: one whose category was never
+        seen at fit time at a multiway or subset node, or (``missing_strategy="fractional"``)
+        one missing the split attribute, which C4.5 sends down every branch; ``apply`` then
+        returns the node where that happened.
 
         Examples
         --------
@@ -185,7 +132,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         >>> int(clf.apply(X.iloc[:1])[0]) > 0
         True
         """
-        return self._apply_encoded(self._encode(X))
+        X_enc = self._encode(X)
+        return apply_tree(X_enc, self.tree_.kernel_args())
 
     def decision_path(self, X):
         """Sparse indicator matrix (n_samples, n_nodes) of the nodes each sample visits.
@@ -201,51 +149,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         """
         X_enc = self._encode(X)
         t = self.tree_
-        indptr, indices = path_lengths_and_nodes(
-            X_enc, t.kind, t.feature, t.threshold, t.category, t.first_child, t.n_children,
-            t.max_depth + 1)
+        indptr, indices = path_lengths_and_nodes(X_enc, t.kernel_args(), t.max_depth + 1)
         data = np.ones(indices.shape[0], dtype=np.int64)
         return csr_matrix((data, indices, indptr), shape=(X_enc.shape[0], t.node_count))
-
-    def predict_proba(self, X):
-        """Class probabilities: the weighted class distribution of the node reached.
-
-        Examples
-        --------
-        >>> from quercus import ID3Classifier
-        >>> from quercus.datasets import load_watermelon
-        >>> X, y = load_watermelon("2.0")
-        >>> ID3Classifier().fit(X, y).predict_proba(X.iloc[:1]).round(2).tolist()
-        [[0.0, 1.0]]
-        """
-        nodes = self._apply_encoded(self._encode(X))
-        value = self.tree_.value[nodes]
-        return value / value.sum(axis=1, keepdims=True)
-
-    def predict(self, X):
-        """Predicted class of each sample.
-
-        A tied class distribution goes to the class that appears first in the training
-        labels (the textbook's convention), whatever the sorted order of ``classes_``.
-
-        Examples
-        --------
-        >>> from quercus import C45Classifier
-        >>> from quercus.datasets import load_golf
-        >>> X, y = load_golf()
-        >>> C45Classifier().fit(X, y).predict(X.iloc[:3]).tolist()
-        ['yes', 'no', 'no']
-        """
-        proba = self.predict_proba(X)
-        return self.classes_[self._majority(proba)]
-
-    def _majority(self, dist):
-        """Argmax of each row with ties to the earliest-seen class."""
-        dist = np.atleast_2d(dist)
-        top = dist.max(axis=1, keepdims=True)
-        tied = dist >= top - 1e-12 * np.maximum(top, 1.0)
-        rank = np.where(tied, self._class_priority[None, :], np.iinfo(np.int64).max)
-        return rank.argmin(axis=1)
 
     # ------------------------------------------------------------------ inspection
     def get_depth(self):
@@ -331,69 +237,340 @@ class DecisionTreeClassifier(ClassifierMixin, BaseEstimator):
         return explain_node(self, node, X, y, sample_weight)
 
 
-def _preset_doc(name, summary):
-    return f"""{summary}
+class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
+    """A decision tree classifier for numeric and categorical attributes.
 
-    Same parameters, attributes and methods as :class:`DecisionTreeClassifier`; only the
-    defaults differ.
+    The general learner behind :class:`ID3Classifier`, :class:`C45Classifier` and
+    :class:`CARTClassifier`. Numeric attributes split in two at the midpoint of two adjacent
+    observed values; categorical attributes split multiway (one branch per category, the
+    attribute is not reused below) or binary (``a == v`` against ``a != v``).
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "gain_ratio"}, default="gini"
+        Split quality: Gini decrease, information gain, or C4.5's gain ratio among the
+        candidates whose information gain is at least the average.
+    categorical_split : {"binary", "multiway"}, default="binary"
+        How categorical attributes split.
+    splitter : {"best", "random"}, default="best"
+        "best" scans every candidate; "random" draws one candidate per feature (a uniform
+        threshold between the node's minimum and maximum, or a random category) and keeps
+        the best of those. With ``max_features=1`` it is the seeds' random attribute choice.
+    max_depth : int or None, default=None
+        Maximum depth; None grows until the leaves are pure or cannot be split.
+    min_samples_split : int or float, default=2
+        Minimum samples at a node to split it (a float is a fraction of the samples).
+    min_samples_leaf : int or float, default=1
+        Minimum samples in each non-empty child.
+    min_weight_fraction_leaf : float, default=0.0
+        Minimum share of the total sample weight in each non-empty child.
+    min_impurity_decrease : float, default=0.0
+        Split only if ``N_t / N * (impurity - weighted child impurity)`` reaches this
+        (the threshold epsilon of the seeds' CART algorithm).
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Number of features drawn at random at each node.
+    categorical_features : array-like of str, int or bool, default=None
+        Which columns are categorical. None: object, string, category and bool columns.
+    missing_strategy : {"learned", "fractional", "surrogate"}, default="learned"
+        How missing values (NaN, None, pd.NA) are handled. "fractional": C4.5's rule, the
+        gain scaled by the known fraction rho and a sample missing the split attribute sent
+        down every branch with a share of its weight; "surrogate": rpart's surrogate splits,
+        then the majority branch; "learned": scikit-learn's rule, missing values join the
+        branch that scores best.
+    max_surrogate : int, default=5
+        Surrogate splits kept per node (rpart's maxsurrogate), for
+        ``missing_strategy="surrogate"``.
+    random_state : int, RandomState or None, default=None
+        Seeds ``max_features`` and ``splitter="random"``.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into ``sample_weight`` (scikit-learn's meaning).
+
+    Attributes
+    ----------
+    tree_ : TreeArrays
+        The fitted tree as parallel arrays.
+    classes_ : ndarray
+        Class labels, sorted.
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+
+    Examples
+    --------
+    >>> from quercus import DecisionTreeClassifier
+    >>> from quercus.datasets import load_watermelon
+    >>> X, y = load_watermelon("2.0")
+    >>> clf = DecisionTreeClassifier(criterion="entropy").fit(X, y)
+    >>> clf.predict(X.iloc[:2]).tolist()
+    ['是', '是']
+    """
+
+    _parameter_constraints = TREE_PARAMS
+
+    def __init__(self, criterion="gini", categorical_split="binary", splitter="best",
+                 max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None,
+                 categorical_features=None,
+                 missing_strategy="learned", max_surrogate=5, class_weight=None,
+                 random_state=None):
+        self.criterion = criterion
+        self.categorical_split = categorical_split
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.categorical_features = categorical_features
+        self.missing_strategy = missing_strategy
+        self.max_surrogate = max_surrogate
+        self.class_weight = class_weight
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``X`` (array or DataFrame) and labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Missing values (NaN, None, pd.NA) are allowed in any attribute.
+        y : array-like of shape (n_samples,), strings or numbers
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; a weight of 2 counts as two copies of the sample, and a
+            weight of 0 is the same as leaving the sample out.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> from quercus import CARTClassifier
+        >>> from quercus.datasets import load_golf
+        >>> X, y = load_golf()
+        >>> CARTClassifier().fit(X, y).get_n_leaves()
+        6
+        """
+        return self._fit(X, y, sample_weight)
+
+    def predict_proba(self, X):
+        """Class probabilities: the weighted class distribution of the node reached.
+
+        A sample spread over several branches by a missing value (C4.5's rule) gets the
+        average of the distributions it reaches, weighted by the branches' training weight.
+
+        Examples
+        --------
+        >>> from quercus import ID3Classifier
+        >>> from quercus.datasets import load_watermelon
+        >>> X, y = load_watermelon("2.0")
+        >>> ID3Classifier().fit(X, y).predict_proba(X.iloc[:1]).round(2).tolist()
+        [[0.0, 1.0]]
+        """
+        return self._predict_outputs(X)
+
+    def predict(self, X):
+        """Predicted class of each sample.
+
+        A tied class distribution goes to the class that appears first in the training
+        labels (the textbook's convention), whatever the sorted order of ``classes_``.
+
+        Examples
+        --------
+        >>> from quercus import C45Classifier
+        >>> from quercus.datasets import load_golf
+        >>> X, y = load_golf()
+        >>> C45Classifier().fit(X, y).predict(X.iloc[:3]).tolist()
+        ['yes', 'no', 'no']
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[self._majority(proba)]
+
+    def _majority(self, dist):
+        """Argmax of each row with ties to the earliest-seen class."""
+        dist = np.atleast_2d(dist)
+        top = dist.max(axis=1, keepdims=True)
+        tied = dist >= top - 1e-12 * np.maximum(top, 1.0)
+        rank = np.where(tied, self._class_priority[None, :], np.iinfo(np.int64).max)
+        return rank.argmin(axis=1)
+
+
+
+class DecisionTreeRegressor(RegressorMixin, _BaseTree):
+    """A regression tree (CART) for numeric and categorical attributes.
+
+    Binary splits: thresholds at midpoints for numeric attributes; for categorical ones the
+    best two-subset split, found by sorting the categories by mean target and scanning
+    (Breiman et al.'s ordering, exact for squared error), or one-vs-rest, or multiway.
+
+    Parameters
+    ----------
+    criterion : {"squared_error", "absolute_error", "poisson"}, default="squared_error"
+        Variance reduction with the mean as leaf value; mean absolute deviation with the
+        weighted median as leaf value; half Poisson deviance (counts, y >= 0) with the
+        mean as leaf value.
+    categorical_split : {"ordered", "one_vs_rest", "multiway"}, default="ordered"
+        How categorical attributes split.
+    splitter : {"best", "random"}, default="best"
+        "best" scans every candidate; "random" draws one candidate per feature (a uniform
+        threshold between the node's minimum and maximum, or a random category) and keeps
+        the best of those. With ``max_features=1`` it is the seeds' random attribute choice.
+    max_depth : int or None, default=None
+        Maximum depth; None grows until the leaves are pure or cannot be split.
+    min_samples_split : int or float, default=2
+        Minimum samples at a node to split it (a float is a fraction of the samples).
+    min_samples_leaf : int or float, default=1
+        Minimum samples in each non-empty child.
+    min_weight_fraction_leaf : float, default=0.0
+        Minimum share of the total sample weight in each non-empty child.
+    min_impurity_decrease : float, default=0.0
+        Split only if ``N_t / N * (impurity - weighted child impurity)`` reaches this
+        (the threshold epsilon of the seeds' CART algorithm).
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Number of features drawn at random at each node.
+    categorical_features : array-like of str, int or bool, default=None
+        Which columns are categorical. None: object, string, category and bool columns.
+    missing_strategy : {"learned", "fractional", "surrogate"}, default="learned"
+        How missing values (NaN, None, pd.NA) are handled. "fractional": C4.5's rule, the
+        gain scaled by the known fraction rho and a sample missing the split attribute sent
+        down every branch with a share of its weight; "surrogate": rpart's surrogate splits,
+        then the majority branch; "learned": scikit-learn's rule, missing values join the
+        branch that scores best.
+    max_surrogate : int, default=5
+        Surrogate splits kept per node (rpart's maxsurrogate), for
+        ``missing_strategy="surrogate"``.
+    random_state : int, RandomState or None, default=None
+        Seeds ``max_features`` and ``splitter="random"``.
+
+    Attributes
+    ----------
+    tree_ : TreeArrays
+        The fitted tree as parallel arrays; ``tree_.value[:, 0]`` is each node's prediction.
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+
+    Examples
+    --------
+    >>> from quercus import DecisionTreeRegressor
+    >>> from quercus.datasets import load_watermelon
+    >>> X, _ = load_watermelon("3.0")
+    >>> reg = DecisionTreeRegressor(max_depth=1).fit(X[["密度"]], X["含糖率"])
+    >>> round(float(reg.tree_.threshold[0]), 4)
+    0.6815
+    """
+
+    _is_regressor = True
+    _parameter_constraints = REGRESSOR_PARAMS
+
+    def __init__(self, criterion="squared_error", categorical_split="ordered",
+                 splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None,
+                 categorical_features=None,
+                 missing_strategy="learned", max_surrogate=5, random_state=None):
+        self.criterion = criterion
+        self.categorical_split = categorical_split
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.categorical_features = categorical_features
+        self.missing_strategy = missing_strategy
+        self.max_surrogate = max_surrogate
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the regression tree on ``X`` and numeric targets ``y``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Missing values (NaN, None, pd.NA) are allowed in any attribute.
+        y : array-like of shape (n_samples,), finite numbers (>= 0 for "poisson")
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> from quercus import CARTRegressor
+        >>> from quercus.datasets import load_watermelon
+        >>> X, _ = load_watermelon("3.0")
+        >>> CARTRegressor(max_depth=2).fit(X[["密度"]], X["含糖率"]).get_n_leaves()
+        4
+        """
+        return self._fit(X, y, sample_weight)
+
+    def predict(self, X):
+        """Predicted target: the value (mean or median) of the leaf reached.
+
+        A sample spread over several branches by a missing value (C4.5's rule) gets the
+        average of the values it reaches, weighted by the branches' training weight.
+
+        Examples
+        --------
+        >>> from quercus import CARTRegressor
+        >>> from quercus.datasets import load_watermelon
+        >>> X, _ = load_watermelon("3.0")
+        >>> reg = CARTRegressor(max_depth=1).fit(X[["密度"]], X["含糖率"])
+        >>> reg.predict(X[["密度"]].iloc[:1]).round(3).tolist()
+        [0.313]
+        """
+        return self._predict_outputs(X)[:, 0]
+
+
+def _preset(base, name, summary, defaults):
+    """A preset: ``base`` with other defaults, its own ``__init__`` (for get_params)."""
+    import inspect
+
+    sig = inspect.signature(base.__init__)
+    params = [p.replace(default=defaults.get(p.name, p.default))
+              for p in sig.parameters.values()]
+    args = ", ".join(f"{p.name}={p.default!r}" for p in params[1:])
+    body = "\n".join(f"    self.{p.name} = {p.name}" for p in params[1:])
+    ns = {}
+    exec(f"def __init__(self, *, {args}):\n{body}\n", ns)  # noqa: S102 - fixed template
+    init = ns["__init__"]
+    init.__qualname__ = f"{name}.__init__"
+    doc = f"""{summary}
+
+    Same parameters, attributes and methods as :class:`{base.__name__}`; only the
+    defaults differ: {", ".join(f"``{k}={v!r}``" for k, v in defaults.items())}.
 
     Examples
     --------
     >>> from quercus import {name}
     >>> from quercus.datasets import load_watermelon
-    >>> clf = {name}().fit(*load_watermelon("2.0"))
-    >>> clf.tree_.node_count > 1
+    >>> X, y = load_watermelon("3.0")
+    >>> est = {name}().fit(X, {"X['含糖率']" if base is DecisionTreeRegressor else "y"})
+    >>> est.tree_.node_count > 1
     True
     """
+    return type(name, (base,), {"__init__": init, "__doc__": doc, "__module__": __name__})
 
 
-class ID3Classifier(DecisionTreeClassifier):
-    def __init__(self, criterion="entropy", categorical_split="multiway", splitter="best",
-                 max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_features=None, categorical_features=None,
-                 random_state=None):
-        super().__init__(criterion=criterion, categorical_split=categorical_split,
-                         splitter=splitter, max_depth=max_depth,
-                         min_samples_split=min_samples_split,
-                         min_samples_leaf=min_samples_leaf,
-                         min_impurity_decrease=min_impurity_decrease,
-                         max_features=max_features, categorical_features=categorical_features,
-                         random_state=random_state)
-
-
-class C45Classifier(DecisionTreeClassifier):
-    def __init__(self, criterion="gain_ratio", categorical_split="multiway", splitter="best",
-                 max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_features=None, categorical_features=None,
-                 random_state=None):
-        super().__init__(criterion=criterion, categorical_split=categorical_split,
-                         splitter=splitter, max_depth=max_depth,
-                         min_samples_split=min_samples_split,
-                         min_samples_leaf=min_samples_leaf,
-                         min_impurity_decrease=min_impurity_decrease,
-                         max_features=max_features, categorical_features=categorical_features,
-                         random_state=random_state)
-
-
-class CARTClassifier(DecisionTreeClassifier):
-    def __init__(self, criterion="gini", categorical_split="binary", splitter="best",
-                 max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_features=None, categorical_features=None,
-                 random_state=None):
-        super().__init__(criterion=criterion, categorical_split=categorical_split,
-                         splitter=splitter, max_depth=max_depth,
-                         min_samples_split=min_samples_split,
-                         min_samples_leaf=min_samples_leaf,
-                         min_impurity_decrease=min_impurity_decrease,
-                         max_features=max_features, categorical_features=categorical_features,
-                         random_state=random_state)
-
-
-ID3Classifier.__doc__ = _preset_doc(
-    "ID3Classifier", "ID3: information gain, one branch per category (the book's section 4.2.1).")
-C45Classifier.__doc__ = _preset_doc(
-    "C45Classifier", "C4.5: gain ratio among the attributes with at least average gain, "
-    "multiway categorical splits, binary numeric thresholds.")
-CARTClassifier.__doc__ = _preset_doc(
-    "CARTClassifier", "CART: Gini index, binary splits (``a == v`` / ``a != v`` for "
-    "categorical attributes, thresholds for numeric ones).")
+ID3Classifier = _preset(
+    DecisionTreeClassifier, "ID3Classifier",
+    "ID3: information gain, one branch per category (the book's section 4.2.1); missing "
+    "values by C4.5's fractional rule (the book's section 4.4.2).",
+    {"criterion": "entropy", "categorical_split": "multiway",
+     "missing_strategy": "fractional"})
+C45Classifier = _preset(
+    DecisionTreeClassifier, "C45Classifier",
+    "C4.5: gain ratio among the attributes with at least average gain, multiway "
+    "categorical splits, binary numeric thresholds, fractional missing values.",
+    {"criterion": "gain_ratio", "categorical_split": "multiway",
+     "missing_strategy": "fractional"})
+CARTClassifier = _preset(
+    DecisionTreeClassifier, "CARTClassifier",
+    "CART: Gini index, binary splits (``a == v`` / ``a != v`` for categorical attributes, "
+    "thresholds for numeric ones), rpart's surrogate splits for missing values.",
+    {"criterion": "gini", "categorical_split": "binary", "missing_strategy": "surrogate"})
+CARTRegressor = _preset(
+    DecisionTreeRegressor, "CARTRegressor",
+    "CART regression: squared error, binary splits (ordered categorical subsets), rpart's "
+    "surrogate splits for missing values.",
+    {"criterion": "squared_error", "categorical_split": "ordered",
+     "missing_strategy": "surrogate"})

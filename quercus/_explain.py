@@ -4,16 +4,24 @@ import numpy as np
 import pandas as pd
 
 from . import _prepare
-from ._grower import BinnedData, criterion_code
+from ._grower import (ABSOLUTE_ERROR, SQUARED_ERROR, BinnedData, criterion_code,
+                      criterion_for_stats, weighted_median)
 from ._kernels.criteria import ENTROPY, GINI, impurity, split_scores
 from ._kernels.histograms import feature_histogram
-from ._kernels.splits import CAT_BINARY, MULTIWAY, NUMERIC, midpoint, search_node
+from ._kernels.partition import route, scatter
+from ._kernels.splits import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, FRACTIONAL,
+                              LEARNED, MULTIWAY, NUMERIC, _info_with_missing, _split_missing,
+                              category_order, midpoint, search_node)
 from ._params import resolve_counts
 from ._selection import choose_split
 
-COLUMNS = ["feature", "split", "kind", "threshold", "category", "n_branches", "entropy",
-           "gain", "intrinsic_value", "gain_ratio", "gini_index", "gini_decrease",
-           "valid", "best_of_feature", "above_average_gain", "chosen", "note"]
+CLASSIFIER_COLUMNS = ["feature", "split", "kind", "threshold", "category", "n_branches",
+                      "rho", "entropy", "gain_known", "gain", "intrinsic_value", "gain_ratio",
+                      "gini_index", "gini_decrease", "valid", "best_of_feature",
+                      "above_average_gain", "chosen", "note"]
+REGRESSOR_COLUMNS = ["feature", "split", "kind", "threshold", "category", "n_branches",
+                     "rho", "impurity", "decrease_known", "decrease", "valid",
+                     "best_of_feature", "chosen", "note"]
 
 
 def _data_for(est, X, y, sample_weight):
@@ -30,14 +38,19 @@ def _data_for(est, X, y, sample_weight):
     X = _prepare.as_2d(X)
     X_enc = _prepare.encode(X, est.schema_)
     n = X_enc.shape[0]
-    y = np.asarray(pd.Series(np.ravel(np.asarray(y, dtype=object))))
-    y_codes = pd.Index(est.classes_).get_indexer(y)
-    if (y_codes < 0).any():
-        bad = y[np.flatnonzero(y_codes < 0)[0]]
-        raise ValueError(f"explain(): label {bad!r} is not one of the classes {list(est.classes_)}.")
+    if est._is_regressor:
+        y_f = _prepare.encode_regression_target(y, n, est.criterion)
+    else:
+        y = np.asarray(pd.Series(np.ravel(np.asarray(y, dtype=object))))
+        y_codes = pd.Index(est.classes_).get_indexer(y)
+        if (y_codes < 0).any():
+            bad = y[np.flatnonzero(y_codes < 0)[0]]
+            raise ValueError(f"explain(): label {bad!r} is not one of the classes "
+                             f"{list(est.classes_)}.")
+        y_f = y_codes.astype(np.float64)
     w = _prepare.check_weights(sample_weight, X_enc)
     keep = w > 0  # zero-weight rows take no part in a fit, so none in its explanation
-    X_enc, y_codes, w = X_enc[keep], y_codes[keep], w[keep]
+    X_enc, y_f, w = X_enc[keep], y_f[keep], w[keep]
     schema = est.schema_
     # Categories unseen at fit time cannot follow a multiway branch; give them their own bin.
     X_enc = X_enc.copy()
@@ -45,46 +58,100 @@ def _data_for(est, X, y, sample_weight):
         X_enc[X_enc[:, j] < 0, j] = len(schema.categories[j])
     cats = [None if c is None else np.append(c, "<unseen>") for c in schema.categories]
     codes, n_bins, values, offsets = _prepare.bin_numeric(X_enc, schema.is_categorical, cats)
-    return BinnedData(codes, n_bins, schema.is_categorical.copy(), values, offsets,
-                      y_codes.astype(np.int32), w, len(est.classes_))
+    if est._is_regressor:
+        y2 = (np.where(y_f > 0, y_f * np.log(np.where(y_f > 0, y_f, 1.0)), 0.0)
+              if est.criterion == "poisson" else y_f * y_f)
+        n_stats, n_out = 3, 1
+    else:
+        y2 = y_f
+        n_stats = n_out = len(est.classes_)
+    return BinnedData(codes, n_bins, schema.is_categorical.copy(), values, offsets, y_f, y2,
+                      w, n_stats, n_out)
 
 
-def _branch(data, tree, node, f_codes):
-    """Child offset of every sample at ``node`` (bins compared in the data's own bins)."""
-    k = tree.kind[node]
-    f = tree.feature[node]
-    if k == NUMERIC:
-        values = data.bin_values[data.bin_offsets[f]:data.bin_offsets[f + 1]]
-        last_left = np.searchsorted(values, tree.threshold[node], side="right") - 1
-        return (f_codes > last_left).astype(np.int64)
-    if k == CAT_BINARY:
-        return (f_codes != tree.category[node]).astype(np.int64)
-    return f_codes.astype(np.int64)
+def _bin_of_threshold(data, f, threshold):
+    values = data.bin_values[data.bin_offsets[f]:data.bin_offsets[f + 1]]
+    return int(np.searchsorted(values, threshold, side="right") - 1)
 
 
-def _node_samples(data, tree, node):
-    """Indices of the samples that reach ``node``, and the multiway features used above."""
+def _descend(data, tree, node):
+    """The samples and their weights at ``node``, replaying the fit's routing (C4.5's
+    fractional copies and surrogates included), and the multiway features used above."""
     parent = tree.parent()
     path = [node]
     while parent[path[-1]] >= 0:
         path.append(int(parent[path[-1]]))
     path.reverse()
-    mask = np.ones(data.codes.shape[0], dtype=bool)
+    idx = np.arange(data.codes.shape[0], dtype=np.int64)
+    wi = data.w.copy()
     used = np.zeros(data.codes.shape[1], dtype=bool)
     for a, c in zip(path[:-1], path[1:]):
-        f = tree.feature[a]
-        mask &= _branch(data, tree, a, data.codes[:, f]) == c - tree.first_child[a]
-        if tree.kind[a] == MULTIWAY:
+        f = int(tree.feature[a])
+        k = int(tree.kind[a])
+        nbf = int(data.n_bins[f])
+        split_bin = (_bin_of_threshold(data, f, tree.threshold[a]) if k == NUMERIC
+                     else int(tree.category[a]))
+        cat_map = np.zeros(1, dtype=np.int64)
+        if k == CAT_SUBSET:
+            s = int(tree.cat_map_start[a])
+            cat_map = np.append(tree.cat_map[s:s + nbf], 0).astype(np.int64)
+        branch = route(data.codes[:, f], idx, k, split_bin, cat_map, nbf)
+        missing = branch < 0
+        kids = tree.children(a)
+        wn = tree.weighted_n_node_samples[kids]
+        shares = wn / wn.sum() if wn.sum() > 0 else wn
+        mode = int(tree.missing_mode[a])
+        if missing.any() and mode != FRACTIONAL:
+            branch[missing] = _missing_branch(data, tree, a, idx[missing])
+        child_idx, child_w, offsets, _, _ = scatter(
+            idx, wi, branch, len(kids), shares, data.y, data.y2, data.n_stats,
+            criterion_for_stats(data))
+        j = c - int(tree.first_child[a])
+        idx, wi = child_idx[offsets[j]:offsets[j + 1]], child_w[offsets[j]:offsets[j + 1]]
+        if k == MULTIWAY:
             used[f] = True
-    return np.flatnonzero(mask).astype(np.int64), used
+    return idx, wi, used
 
 
-def _scores(stats):
-    ent_child, gain, iv = split_scores(stats, ENTROPY)
+def _missing_branch(data, tree, node, sidx):
+    out = np.full(sidx.size, -1, dtype=np.int64)
+    if tree.missing_mode[node] != LEARNED:
+        for s in range(tree.sur_start[node], tree.sur_start[node] + tree.sur_count[node]):
+            g = int(tree.sur_feature[s])
+            codes = data.codes[sidx, g]
+            todo = (out < 0) & (codes != data.n_bins[g])
+            if tree.sur_kind[s] == NUMERIC:
+                go = codes > _bin_of_threshold(data, g, tree.sur_threshold[s])
+            else:
+                go = codes != tree.sur_category[s]
+            go = go.astype(np.int64)
+            if tree.sur_flip[s]:
+                go = 1 - go
+            out[todo] = go[todo]
+    out[out < 0] = tree.missing_child[node]
+    return out
+
+
+def _classification_scores(stats, miss, rho):
+    ent_child, gain, _ = split_scores(stats, ENTROPY)
     gini_child, gini_dec, _ = split_scores(stats, GINI)
-    return {"entropy": ent_child, "gain": gain, "intrinsic_value": iv,
-            "gain_ratio": gain / iv if iv > 0 else np.nan,
-            "gini_index": gini_child, "gini_decrease": gini_dec}
+    iv = _info_with_missing(stats, miss, GINI)  # GINI: weights are row sums
+    return {"rho": rho, "entropy": ent_child, "gain_known": gain, "gain": rho * gain,
+            "intrinsic_value": iv, "gain_ratio": rho * gain / iv if iv > 0 else np.nan,
+            "gini_index": gini_child, "gini_decrease": rho * gini_dec}
+
+
+def _regression_scores(stats, rho, crit, y_rows):
+    if crit == ABSOLUTE_ERROR:
+        total_w = sum(w.sum() for _, w in y_rows)
+        child = sum(np.dot(w, np.abs(v - weighted_median(v, w))) for v, w in y_rows) / total_w
+        allv = np.concatenate([v for v, _ in y_rows])
+        allw = np.concatenate([w for _, w in y_rows])
+        parent = np.dot(allw, np.abs(allv - weighted_median(allv, allw))) / total_w
+        dec = parent - child
+    else:
+        child, dec, _ = split_scores(stats, crit)
+    return {"rho": rho, "impurity": child, "decrease_known": dec, "decrease": rho * dec}
 
 
 def _fmt(x):
@@ -92,78 +159,121 @@ def _fmt(x):
 
 
 def explain_node(est, node, X=None, y=None, sample_weight=None):
-    """Candidate table at ``node``; see :meth:`DecisionTreeClassifier.explain`."""
+    """Candidate table at ``node``; see ``explain`` of the estimators."""
     tree = est.tree_
     if not (isinstance(node, (int, np.integer)) and 0 <= node < tree.node_count):
         raise ValueError(f"node must be an integer in [0, {tree.node_count - 1}]; got {node!r}.")
     data = _data_for(est, X, y, sample_weight)
-    idx, used = _node_samples(data, tree, node)
+    idx, wi, used = _descend(data, tree, node)
     schema = est.schema_
     names = schema.feature_names
-    multiway = est.categorical_split == "multiway"
+    reg = est._is_regressor
+    crit = criterion_code(est.criterion)
+    hist_crit = SQUARED_ERROR if crit == ABSOLUTE_ERROR else crit
+    cat_mode = {"multiway": CAT_MULTIWAY, "binary": CAT_ONE_VS_REST,
+                "one_vs_rest": CAT_ONE_VS_REST}.get(est.categorical_split, -1)
     _, msl, _ = resolve_counts(est, data.codes.shape[0], data.codes.shape[1])
     rows = []
     features = np.flatnonzero(~used).astype(np.int64)
+
+    def add(f, b, split, kind, thr, cat, branches, miss, n_ok, sample_sets):
+        stats = np.vstack(branches)
+        known = stats.sum(axis=0) if not reg else stats[:, 0].sum()
+        total = (known.sum() if not reg else known) + (miss.sum() if not reg else miss[0])
+        rho = (known.sum() if not reg else known) / total if total > 0 else 0.0
+        scores = (_regression_scores(stats, rho, crit, sample_sets) if reg
+                  else _classification_scores(stats, miss, rho))
+        rows.append(dict(feature=names[f], split=split, kind=kind, threshold=thr,
+                         category=cat, n_branches=int((stats.sum(axis=1) > 0).sum()),
+                         valid=bool(n_ok), _f=f, _bin=b, **scores))
+
     if idx.size:
         for f in features:
-            bins, counts, n = feature_histogram(data.codes[:, f], idx, data.y, data.w,
-                                                data.n_bins[f], data.n_classes)
+            nbf = int(data.n_bins[f])
+            bins, counts, n = feature_histogram(data.codes[:, f], idx, wi, data.y, data.y2,
+                                                nbf + 1, data.n_stats, hist_crit)
+            nk, miss, _ = _split_missing(bins, counts, n, nbf)
+            bins, counts, n = bins[:nk], counts[:nk], n[:nk]
+            codes_here = data.codes[idx, f]
+
+            def samples(mask_bins):
+                sel = np.isin(codes_here, mask_bins)
+                return data.y[idx[sel]], wi[sel]
+
+            total = counts.sum(axis=0)
             if schema.is_categorical[f]:
                 cats = schema.categories[f]
                 label = lambda b: cats[b] if b < len(cats) else "<unseen>"  # noqa: E731
-                if multiway:
+                if cat_mode == CAT_MULTIWAY:
                     ok = len(bins) >= 2 and bool((n >= msl).all())
-                    rows.append(dict(feature=names[f], split=f"{names[f]} = {{" + ", ".join(
-                        str(label(b)) for b in bins) + "}", kind="multiway", threshold=np.nan,
-                        category=None, n_branches=len(bins), valid=ok, _f=f, _bin=-1,
-                        **_scores(counts)))
-                else:
-                    total = counts.sum(axis=0)
+                    add(f, -1, f"{names[f]} = {{" + ", ".join(str(label(b)) for b in bins)
+                        + "}", "multiway", np.nan, None, list(counts), miss, ok,
+                        [samples([b]) for b in bins])
+                elif cat_mode == CAT_ONE_VS_REST:
                     for b, c, nb in zip(bins, counts, n):
-                        stats = np.vstack([c, total - c])
                         ok = len(bins) >= 2 and nb >= msl and n.sum() - nb >= msl
-                        rows.append(dict(feature=names[f], split=f"{names[f]} = {label(b)}",
-                                         kind="categorical_binary", threshold=np.nan,
-                                         category=label(b), n_branches=2, valid=ok, _f=f,
-                                         _bin=int(b), **_scores(stats)))
+                        add(f, int(b), f"{names[f]} = {label(b)}", "categorical_binary",
+                            np.nan, label(b), [c, total - c], miss, ok,
+                            [samples([b]), samples(np.setdiff1d(bins, [b]))])
+                else:
+                    order = category_order(counts, hist_crit)
+                    for t in range(len(bins) - 1):
+                        left = bins[order[:t + 1]]
+                        lc = counts[order[:t + 1]].sum(axis=0)
+                        ok = n[order[:t + 1]].sum() >= msl and n[order[t + 1:]].sum() >= msl
+                        add(f, t + 1, f"{names[f]} in {{" + ", ".join(
+                            str(label(b)) for b in left) + "}", "categorical_subset", np.nan,
+                            None, [lc, total - lc], miss, ok,
+                            [samples(left), samples(bins[order[t + 1:]])])
             else:
                 values = data.bin_values[data.bin_offsets[f]:data.bin_offsets[f + 1]]
-                total = counts.sum(axis=0)
                 left = np.cumsum(counts, axis=0)
                 left_n = np.cumsum(n)
                 for t in range(len(bins) - 1):
                     thr = midpoint(values[bins[t]], values[bins[t + 1]])
-                    stats = np.vstack([left[t], total - left[t]])
                     ok = left_n[t] >= msl and left_n[-1] - left_n[t] >= msl
-                    rows.append(dict(feature=names[f], split=f"{names[f]} <= {_fmt(thr)}",
-                                     kind="numeric", threshold=thr, category=None,
-                                     n_branches=2, valid=bool(ok), _f=f, _bin=int(bins[t]),
-                                     **_scores(stats)))
-    table = pd.DataFrame(rows, columns=COLUMNS + ["_f", "_bin"])
-    _mark(est, data, node, idx, features, table)
-    value = np.bincount(data.y[idx], weights=data.w[idx], minlength=data.n_classes)
-    table.attrs.update(node=int(node), n_samples=int(idx.size), weighted_n_samples=float(value.sum()),
-                       entropy=float(impurity(value, ENTROPY)), gini=float(impurity(value, GINI)),
-                       distribution={c: float(v) for c, v in zip(est.classes_.tolist(), value)})
+                    sets = ([samples(bins[:t + 1]), samples(bins[t + 1:])]
+                            if crit == ABSOLUTE_ERROR else None)
+                    add(f, int(bins[t]), f"{names[f]} <= {_fmt(thr)}", "numeric", thr, None,
+                        [left[t], total - left[t]], miss, ok, sets)
+    columns = REGRESSOR_COLUMNS if reg else CLASSIFIER_COLUMNS
+    table = pd.DataFrame(rows, columns=[c for c in columns if c != "above_average_gain"]
+                         + ["_f", "_bin"])
+    if not reg:
+        table.insert(columns.index("above_average_gain"), "above_average_gain",
+                     pd.Series([None] * len(table), dtype=object))
+    _mark(est, data, node, idx, wi, features, table, cat_mode, crit, hist_crit)
+    stats = (np.bincount(data.y[idx].astype(np.int64), weights=wi, minlength=data.n_stats)
+             if not reg else None)
+    table.attrs.update(node=int(node), n_samples=int(idx.size),
+                       weighted_n_samples=float(wi.sum()))
+    if reg:
+        table.attrs["impurity"] = float(tree.impurity[node])
+        table.attrs["value"] = float(tree.value[node, 0])
+    else:
+        table.attrs.update(entropy=float(impurity(stats, ENTROPY)),
+                           gini=float(impurity(stats, GINI)),
+                           distribution={c: float(v) for c, v in
+                                         zip(est.classes_.tolist(), stats)})
     return table.drop(columns=["_f", "_bin"])
 
 
-def _mark(est, data, node, idx, features, table):
+def _mark(est, data, node, idx, wi, features, table, cat_mode, crit, hist_crit):
     """Fill best_of_feature / above_average_gain / chosen / note."""
     tree = est.tree_
     table["best_of_feature"] = False
     table["chosen"] = False
-    table["above_average_gain"] = pd.Series([None] * len(table), dtype=object)
     table["note"] = ""
     if table.empty:
         return
     gain_ratio = est.criterion == "gain_ratio"
-    crit = criterion_code(est.criterion)
     _, msl, _ = resolve_counts(est, data.codes.shape[0], data.codes.shape[1])
-    found, kind, _, dec, info, split_bin, thr = search_node(
+    search_cat = cat_mode if cat_mode >= 0 else 2
+    found, kind, _, dec, info, split_bin, thr, _, _ = search_node(
         data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets, features,
-        idx, data.y, data.w, data.n_classes, crit, est.categorical_split == "multiway", msl,
-        0.0, np.full(features.size, -1.0))
+        idx, wi, data.y, data.y2, data.n_stats, hist_crit, search_cat,
+        int(tree.missing_mode[node]) if tree.kind[node] else FRACTIONAL, msl, 0.0,
+        np.full(features.size, -1.0))
     for i, f in enumerate(features):
         if not found[i]:
             continue
@@ -177,14 +287,18 @@ def _mark(est, data, node, idx, features, table):
         table.attrs["average_gain"] = float(avg)
     winner = choose_split(found, dec, info, gain_ratio)
     measure = {"gini": "Gini decrease", "entropy": "information gain",
-               "gain_ratio": "gain ratio among candidates with gain >= average"}[est.criterion]
+               "gain_ratio": "gain ratio among candidates with gain >= average",
+               "squared_error": "variance reduction", "poisson": "Poisson deviance decrease",
+               "absolute_error": "absolute error decrease"}[est.criterion]
     if tree.kind[node] != 0:
         f = tree.feature[node]
         k = tree.kind[node]
         sel = table["_f"] == f
         if k == NUMERIC:
             sel &= table["threshold"] == tree.threshold[node]
-        elif k == CAT_BINARY:
+        elif k == CAT_SUBSET:
+            sel &= table["best_of_feature"]
+        elif k != MULTIWAY:
             sel &= table["_bin"] == tree.category[node]
         table.loc[sel, "chosen"] = True
         table.loc[sel, "note"] = f"chosen: best {measure}"
@@ -197,4 +311,5 @@ def _mark(est, data, node, idx, features, table):
         below = rest & (table["above_average_gain"] == False)  # noqa: E712 (object column)
         table.loc[below, "note"] = (f"gain below the average {table.attrs['average_gain']:.3f}:"
                                     " not eligible for the gain ratio")
-    table.loc[~table["valid"], "note"] = "invalid: a branch is below min_samples_leaf or the feature is constant"
+    table.loc[~table["valid"], "note"] = ("invalid: a branch is below min_samples_leaf or "
+                                          "the feature is constant")

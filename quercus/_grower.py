@@ -1,19 +1,30 @@
 """Tree growth: the frontier, the stopping rules, kernel calls, and the frozen tree.
 
 Python orchestrates one node at a time; every per-sample loop runs in a kernel
-(``search_node`` and ``partition``). A node's samples are a contiguous segment of one
-index array, reordered in place as nodes split.
+(``search_node``, ``route``, ``scatter``). Each pending node owns its samples and their
+weights at that node: under C4.5's rule a sample missing the split attribute goes down every
+branch with a share of its weight, so siblings can hold the same sample.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels.criteria import ENTROPY, GINI, impurity
-from ._kernels.partition import partition
-from ._kernels.splits import CAT_BINARY, MULTIWAY, TIE_EPS, search_node
+from ._kernels.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, POISSON, SQUARED_ERROR, impurity
+from ._kernels.histograms import feature_histogram
+from ._kernels.partition import route, scatter
+from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
+                              NUMERIC, SURROGATE, TIE_EPS, _split_missing, category_order,
+                              search_node)
+from ._kernels.surrogates import best_surrogate
 from ._selection import choose_split
 from ._tree import TreeBuilder
+
+CRITERION_CODES = {"entropy": ENTROPY, "gain_ratio": ENTROPY, "gini": GINI,
+                   "squared_error": SQUARED_ERROR, "poisson": POISSON,
+                   "absolute_error": ABSOLUTE_ERROR}
+MISSING_CODES = {"fractional": FRACTIONAL, "surrogate": SURROGATE, "learned": LEARNED}
+_EPSILON = np.finfo(np.float64).eps
 
 
 @dataclass
@@ -22,58 +33,90 @@ class GrowConfig:
 
     criterion: int
     gain_ratio: bool
-    multiway: bool
+    cat_mode: int
+    missing_mode: int
+    max_surrogate: int
     random_splitter: bool
     max_depth: int
     min_samples_split: int
     min_samples_leaf: int
+    min_weight_leaf: float
     min_impurity_decrease: float
     max_features: int
 
 
 def criterion_code(name):
-    """'entropy' and 'gain_ratio' score with entropy, 'gini' with the Gini index."""
-    return GINI if name == "gini" else ENTROPY
+    """'entropy' and 'gain_ratio' score with entropy, 'gini' with the Gini index, ..."""
+    return CRITERION_CODES[name]
 
 
 @dataclass
 class BinnedData:
     """Training data as the kernels want it."""
 
-    codes: np.ndarray        # int32 (n, p), Fortran order
-    n_bins: np.ndarray       # int64 (p,)
+    codes: np.ndarray        # int32 (n, p), Fortran order; missing = n_bins[f]
+    n_bins: np.ndarray       # int64 (p,), bins of observed values
     is_cat: np.ndarray       # bool (p,)
     bin_values: np.ndarray   # float64, observed value of each numeric bin
     bin_offsets: np.ndarray  # int64 (p + 1,)
-    y: np.ndarray            # int32 class codes
+    y: np.ndarray            # float64: class codes, or targets
+    y2: np.ndarray           # float64: y*y (squared error), y*log(y) (Poisson), unused
     w: np.ndarray            # float64 weights
-    n_classes: int
+    n_stats: int             # n_classes, or 3 for regression
+    n_out: int               # n_classes, or 1 for regression
+
+    @property
+    def is_regression(self):
+        return self.n_out == 1 and self.n_stats == 3
+
+
+def node_value_and_impurity(data, cfg, idx, wi, stats):
+    """Prediction stats of a node and its impurity under the configured criterion."""
+    if not data.is_regression:
+        return stats, impurity(stats, cfg.criterion)
+    if cfg.criterion == ABSOLUTE_ERROR:
+        med = weighted_median(data.y[idx], wi)
+        return np.array([med]), float(np.dot(wi, np.abs(data.y[idx] - med)) / wi.sum())
+    return np.array([stats[1] / stats[0]]), impurity(stats, cfg.criterion)
+
+
+def weighted_median(values, weights):
+    """Weighted median as scikit-learn's trees define it: the smallest value whose
+    cumulative weight reaches half, averaged with the next one on an exact half."""
+    order = np.argsort(values, kind="mergesort")
+    v = values[order]
+    cw = np.cumsum(weights[order])
+    half = cw[-1] / 2.0
+    k = int(np.searchsorted(cw, half - 1e-12 * cw[-1], side="left"))
+    if abs(cw[k] - half) <= 1e-12 * cw[-1] and k + 1 < len(v):
+        return (v[k] + v[k + 1]) / 2.0
+    return float(v[k])
 
 
 def grow(data, cfg, rng):
     """Grow a tree on ``data`` with ``cfg``; ``rng`` is a numpy Generator (max_features,
     random splitter). Returns :class:`TreeArrays`."""
     n, p = data.codes.shape
-    K = data.n_classes
-    order = np.arange(n, dtype=np.int64)
-    tree = TreeBuilder(K)
+    tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)
-    tree["value"][root] = np.bincount(data.y, weights=data.w, minlength=K)
-    tree["n_node_samples"][root] = n
-    total_w = float(data.w.sum())
+    idx0 = np.arange(n, dtype=np.int64)
+    w0 = data.w.copy()
+    stats0 = _stats(data, idx0, w0)
+    total_w = float(w0.sum())
     all_features = np.arange(p, dtype=np.int64)
-    stack = [(root, 0, n, np.zeros(p, dtype=bool))]
+    stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool))]
     while stack:
-        node, start, end, used = stack.pop()
-        value = tree["value"][node].copy()
-        w_node = float(value.sum())
-        m = end - start
-        imp = impurity(value, cfg.criterion)
+        node, idx, wi, stats, used = stack.pop()
+        value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
+        tree["value"][node] = value
         tree["impurity"][node] = imp
-        tree["weighted_n_node_samples"][node] = w_node
+        tree["weighted_n_node_samples"][node] = wi.sum()
+        tree["n_node_samples"][node] = idx.size
         depth = int(tree["depth"][node])
-        if (np.count_nonzero(value > 0) <= 1 or depth >= cfg.max_depth
-                or m < cfg.min_samples_split or m < 2 * cfg.min_samples_leaf):
+        m = idx.size
+        pure = (np.count_nonzero(stats > 0) <= 1) if not data.is_regression else imp <= _EPSILON
+        if (pure or depth >= cfg.max_depth or m < cfg.min_samples_split
+                or m < 2 * cfg.min_samples_leaf or wi.sum() < 2 * cfg.min_weight_leaf):
             continue
         features = all_features[~used]
         if features.size == 0:
@@ -82,41 +125,155 @@ def grow(data, cfg, rng):
             features = np.sort(rng.choice(features, size=cfg.max_features, replace=False))
         uniforms = (rng.random(features.size) if cfg.random_splitter
                     else np.full(features.size, -1.0))
-        found, kind, _, dec, info, split_bin, thr = search_node(
+        search_crit = SQUARED_ERROR if cfg.criterion == ABSOLUTE_ERROR else cfg.criterion
+        found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search_node(
             data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets,
-            features, order[start:end], data.y, data.w, K, cfg.criterion, cfg.multiway,
-            cfg.min_samples_leaf, 0.0, uniforms)
+            features, idx, wi, data.y, data.y2, data.n_stats, search_crit, cfg.cat_mode,
+            cfg.missing_mode, cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms)
         best = choose_split(found, dec, info, cfg.gain_ratio)
         if best < 0:
             continue
-        if w_node / total_w * dec[best] + TIE_EPS < cfg.min_impurity_decrease:
+        if wi.sum() / total_w * dec[best] + TIE_EPS < cfg.min_impurity_decrease:
             continue
         f = int(features[best])
         k = int(kind[best])
-        n_children = int(data.n_bins[f]) if k == MULTIWAY else 2
-        child_n, child_value = partition(order, start, end, data.codes[:, f], k,
-                                         int(split_bin[best]), n_children, data.y, data.w, K)
-        first = tree.add(n_children, depth + 1)
-        tree["kind"][node] = k
-        tree["feature"][node] = f
-        tree["threshold"][node] = thr[best]
-        tree["category"][node] = split_bin[best] if k == CAT_BINARY else -1
-        tree["first_child"][node] = first
-        tree["n_children"][node] = n_children
-        child_used = used.copy()
-        if k == MULTIWAY:
-            child_used[f] = True
-        # Children's segments follow partition's order; push them in reverse so the first
-        # child is grown first (depth-first, deterministic).
-        bounds = start + np.concatenate(([0], np.cumsum(child_n)))
-        for c in range(n_children - 1, -1, -1):
-            cid = first + c
-            w_child = float(child_value[c].sum())
-            tree["n_node_samples"][cid] = child_n[c]
-            if w_child > 0:
-                tree["value"][cid] = child_value[c]
-                stack.append((cid, int(bounds[c]), int(bounds[c + 1]), child_used))
-            else:
-                # An empty branch (or one of zero weight) is a leaf predicting as its parent.
-                tree["value"][cid] = value
+        _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, int(split_bin[best]),
+                    float(thr[best]), int(miss_dir[best]), float(rho[best]), depth)
     return tree.freeze()
+
+
+def _stats(data, idx, wi):
+    if data.is_regression:
+        return np.array([wi.sum(), wi @ data.y[idx], wi @ data.y2[idx]])
+    return np.bincount(data.y[idx].astype(np.int64), weights=wi, minlength=data.n_stats)
+
+
+def _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, split_bin, thr, miss_dir,
+                rho, depth):
+    nbf = int(data.n_bins[f])
+    n_children = nbf if k == MULTIWAY else 2
+    cat_map = np.zeros(1, dtype=np.int64)
+    if k == CAT_SUBSET:
+        cat_map = _subset_map(data, cfg, idx, wi, f, split_bin)
+    branch = route(data.codes[:, f], idx, k, split_bin, cat_map, nbf)
+    missing = branch < 0
+    known_w = np.bincount(branch[~missing], weights=wi[~missing], minlength=n_children)
+    majority = int(np.argmax(known_w))
+    shares = known_w / known_w.sum() if known_w.sum() > 0 else known_w
+    missing_child = majority
+    if cfg.missing_mode == LEARNED and miss_dir >= 0:
+        missing_child = miss_dir
+    if k == CAT_SUBSET:
+        # Categories absent from this node follow the bigger side.
+        cat_map[cat_map < 0] = majority
+        tree["cat_map_start"][node] = len(tree.flat["cat_map"])
+        tree.flat["cat_map"].extend(cat_map.tolist())
+    tree["missing_mode"][node] = cfg.missing_mode
+    tree["sur_start"][node] = len(tree.flat["sur_feature"])
+    if cfg.missing_mode == SURROGATE and k != MULTIWAY:
+        n_sur = _add_surrogates(data, cfg, tree, idx, wi, branch, f)
+        tree["sur_count"][node] = n_sur
+        if missing.any():
+            branch[missing] = _route_by_surrogates(data, tree, node, idx[missing],
+                                                   missing_child)
+    elif cfg.missing_mode != FRACTIONAL and missing.any():
+        branch[missing] = missing_child
+    tree["missing_child"][node] = missing_child
+    child_idx, child_w, offsets, child_stats, child_n = scatter(
+        idx, wi, branch, n_children, shares, data.y, data.y2, data.n_stats,
+        criterion_for_stats(data))
+    first = tree.add(n_children, depth + 1)
+    tree["kind"][node] = k
+    tree["feature"][node] = f
+    tree["threshold"][node] = thr
+    tree["category"][node] = split_bin if k == CAT_BINARY else -1
+    tree["first_child"][node] = first
+    tree["n_children"][node] = n_children
+    tree["rho"][node] = rho
+    child_used = used
+    if k == MULTIWAY:
+        child_used = used.copy()
+        child_used[f] = True
+    parent_value = tree["value"][node].copy()
+    # Push in reverse so the first child is grown first (depth-first, deterministic).
+    for c in range(n_children - 1, -1, -1):
+        cid = first + c
+        s, e = offsets[c], offsets[c + 1]
+        if e > s and child_w[s:e].sum() > 0:
+            stack.append((cid, child_idx[s:e], child_w[s:e], child_stats[c], child_used))
+        else:
+            # An empty branch (or one of zero weight) is a leaf predicting as its parent.
+            tree["value"][cid] = parent_value
+            tree["n_node_samples"][cid] = e - s
+
+
+def criterion_for_stats(data):
+    return SQUARED_ERROR if data.is_regression else GINI
+
+
+def _subset_map(data, cfg, idx, wi, f, n_left):
+    """Child (0 left, 1 right, -1 absent here) of every category of an ordered split."""
+    nbf = int(data.n_bins[f])
+    crit = SQUARED_ERROR if cfg.criterion == ABSOLUTE_ERROR else cfg.criterion
+    bins, counts, n = feature_histogram(data.codes[:, f], idx, wi, data.y, data.y2, nbf + 1,
+                                        data.n_stats, crit)
+    nk, _, _ = _split_missing(bins, counts, n, nbf)
+    order = category_order(counts[:nk], crit)
+    cat_map = np.full(nbf, -1, dtype=np.int64)
+    cat_map[bins[:nk][order[:n_left]]] = 0
+    cat_map[bins[:nk][order[n_left:]]] = 1
+    return cat_map
+
+
+def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
+    """Find and store the node's surrogate splits, best agreement first."""
+    known = branch >= 0
+    if not known.any() or cfg.max_surrogate == 0:
+        return 0
+    sidx = idx[known]
+    sw = wi[known]
+    direction = np.zeros(data.codes.shape[0])
+    direction[sidx] = branch[known]
+    found = []
+    for g in range(data.codes.shape[1]):
+        if g == f:
+            continue
+        values = data.bin_values[data.bin_offsets[g]:data.bin_offsets[g + 1]]
+        agree, majority, kind, b, thr, flip = best_surrogate(
+            data.codes[:, g], sidx, sw, direction, int(data.n_bins[g]), bool(data.is_cat[g]),
+            values)
+        if b >= 0 and agree > majority + TIE_EPS:  # better than "go with the majority"
+            found.append((-agree, g, kind, b, thr, flip, agree))
+    found.sort(key=lambda r: (r[0], r[1]))
+    for _, g, kind, b, thr, flip, agree in found[:cfg.max_surrogate]:
+        fl = tree.flat
+        fl["sur_feature"].append(g)
+        fl["sur_kind"].append(kind)
+        fl["sur_threshold"].append(thr)
+        fl["sur_category"].append(b if kind == CAT_BINARY else -1)
+        fl["sur_flip"].append(flip)
+        fl["sur_agreement"].append(agree)
+        # Fit-time routing compares bins; keep the last left bin of numeric surrogates.
+        fl.setdefault("_sur_bin", []).append(b)
+    return min(len(found), cfg.max_surrogate)
+
+
+def _route_by_surrogates(data, tree, node, sidx, fallback):
+    """Branch of samples missing the primary attribute: first usable surrogate, else the
+    majority branch."""
+    out = np.full(sidx.size, -1, dtype=np.int64)
+    start = int(tree["sur_start"][node])
+    for s in range(start, start + int(tree["sur_count"][node])):
+        g = tree.flat["sur_feature"][s]
+        b = tree.flat["_sur_bin"][s]
+        codes = data.codes[sidx, g]
+        todo = (out < 0) & (codes != data.n_bins[g])
+        if tree.flat["sur_kind"][s] == NUMERIC:
+            go = (codes > b).astype(np.int64)
+        else:
+            go = (codes != b).astype(np.int64)
+        if tree.flat["sur_flip"][s]:
+            go = 1 - go
+        out[todo] = go[todo]
+    out[out < 0] = fallback
+    return out

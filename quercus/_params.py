@@ -12,9 +12,14 @@ CRITERIA = ("entropy", "gain_ratio", "gini")
 
 # RealNotInt: the int 1 is a count, never "a fraction of 1.0" (scikit-learn's rule).
 
+REGRESSION_CRITERIA = ("squared_error", "absolute_error", "poisson")
+
 TREE_PARAMS = {
     "criterion": [StrOptions(set(CRITERIA))],
     "categorical_split": [StrOptions({"multiway", "binary"})],
+    "missing_strategy": [StrOptions({"fractional", "surrogate", "learned"})],
+    "max_surrogate": [Interval(Integral, 0, None, closed="left")],
+    "class_weight": [dict, StrOptions({"balanced"}), None],
     "splitter": [StrOptions({"best", "random"})],
     "max_depth": [Interval(Integral, 1, None, closed="left"), None],
     "min_samples_split": [
@@ -25,6 +30,7 @@ TREE_PARAMS = {
         Interval(Integral, 1, None, closed="left"),
         Interval(RealNotInt, 0.0, 1.0, closed="neither"),
     ],
+    "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
     "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
     "max_features": [
         Interval(Integral, 1, None, closed="left"),
@@ -59,3 +65,10 @@ def resolve_counts(est, n_samples, n_features):
         raise ValueError(f"The 'max_features' parameter of {type(est).__name__} must be at "
                          f"most the number of features ({n_features}). Got {mf} instead.")
     return int(mss), int(msl), int(mf)
+
+
+REGRESSOR_PARAMS = {
+    **{k: v for k, v in TREE_PARAMS.items() if k != "class_weight"},
+    "criterion": [StrOptions(set(REGRESSION_CRITERIA))],
+    "categorical_split": [StrOptions({"multiway", "ordered", "one_vs_rest"})],
+}

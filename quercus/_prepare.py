@@ -156,13 +156,23 @@ def _missing_mask(col):
 
 
 def _numeric_column(col, name, what):
+    """float64 values of a numeric column; missing values (None, NaN, pd.NA) become NaN,
+    infinity is an error."""
     try:
-        values = np.asarray(col, dtype=np.float64)
+        if isinstance(col, pd.Series):
+            values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            raw = np.asarray(col)
+            if raw.dtype == object:
+                raw = np.where(_missing_mask(raw), np.nan, raw)
+            values = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError):
         values = None
     if values is None:
         raw = np.asarray(col, dtype=object)
         for i, v in enumerate(raw):
+            if _is_missing(v):
+                continue
             try:
                 float(v)
             except (TypeError, ValueError):
@@ -171,24 +181,19 @@ def _numeric_column(col, name, what):
             i, v = 0, raw[0]
         raise ValueError(f"Column {name!r} of {what} is numeric (as at fit time) but holds "
                          f"{v!r} at row {i}, which is not a number.")
-    bad = ~np.isfinite(values)
+    bad = np.isinf(values)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        label = "NaN" if np.isnan(values[i]) else "inf"
         raise ValueError(
-            f"Input {what} contains {label} in column {name!r} (row {i}); quercus does not "
-            f"accept missing or infinite values in a numeric column yet.")
+            f"Input {what} contains inf in column {name!r} (row {i}); a numeric value must "
+            f"be finite (NaN marks a missing value).")
     return values
 
 
-def _check_no_missing_category(col, name, what):
-    miss = _missing_mask(col)
-    if miss.any():
-        i = int(np.flatnonzero(miss)[0])
-        value = _plain_list([np.asarray(col, dtype=object)[i]])[0]
-        raise ValueError(f"Input {what} contains a missing value ({value!r}) in categorical "
-                         f"column {name!r} (row {i}); quercus does not handle missing "
-                         f"values yet.")
+def _check_not_all_missing(values_missing, name):
+    if values_missing.size and values_missing.all():
+        raise ValueError(f"Column {name!r} has no values: every entry is missing. Drop the "
+                         f"column; a tree cannot split on it.")
 
 
 def fit_schema_and_encode(X, categorical_features=None):
@@ -209,16 +214,18 @@ def fit_schema_and_encode(X, categorical_features=None):
             if not is_frame and np.asarray(col).dtype == object:
                 _value_kind(col, names[j])
             X_enc[:, j] = _numeric_column(col, names[j], "X")
+            _check_not_all_missing(np.isnan(X_enc[:, j]), names[j])
             categories.append(None)
             continue
-        _check_no_missing_category(col, names[j], "X")
+        missing = _missing_mask(col)
+        _check_not_all_missing(missing, names[j])
         dtype = getattr(col, "dtype", None)
         if isinstance(dtype, pd.CategoricalDtype):
             cats = np.asarray(dtype.categories, dtype=object)
             codes = np.asarray(col.cat.codes, dtype=np.float64)
         elif dtype is not None and pd.api.types.is_bool_dtype(dtype):
             cats = np.array([False, True], dtype=object)
-            codes = np.asarray(col, dtype=np.float64)
+            codes = np.where(missing, 0, np.asarray(col, dtype=object)).astype(np.float64)
         else:
             values = np.asarray(col, dtype=object)
             if values.size and not isinstance(dtype, pd.CategoricalDtype):
@@ -226,6 +233,7 @@ def fit_schema_and_encode(X, categorical_features=None):
             codes, cats = pd.factorize(values, sort=False)
             cats = np.asarray(cats, dtype=object)
             codes = codes.astype(np.float64)
+        codes[missing] = np.nan  # a missing category is NaN, like a missing number
         X_enc[:, j] = codes
         categories.append(cats)
     return Schema(names, mask, categories), X_enc
@@ -244,9 +252,10 @@ def encode(X, schema):
         if not schema.is_categorical[j]:
             X_enc[:, j] = _numeric_column(col, name, "X")
             continue
-        _check_no_missing_category(col, name, "X")
         values = col.astype(object) if isinstance(col, pd.Series) else np.asarray(col, object)
-        X_enc[:, j] = pd.Index(schema.categories[j]).get_indexer(np.asarray(values))
+        codes = pd.Index(schema.categories[j]).get_indexer(np.asarray(values)).astype(float)
+        codes[_missing_mask(col)] = np.nan  # missing: NaN; unseen category: -1
+        X_enc[:, j] = codes
     return X_enc
 
 
@@ -254,21 +263,24 @@ def bin_numeric(X_enc, is_categorical, categories):
     """Exact binning: one bin per distinct value of each numeric feature.
 
     Returns ``codes`` (int32, Fortran order), ``n_bins`` (int64), and the observed value of
-    every numeric bin as a flat array with per-feature offsets.
+    every numeric bin as a flat array with per-feature offsets. A missing value (NaN) gets
+    the reserved code ``n_bins[j]``.
     """
     n, p = X_enc.shape
     codes = np.empty((n, p), dtype=np.int32, order="F")
     n_bins = np.zeros(p, dtype=np.int64)
     values = []
     for j in range(p):
+        col = X_enc[:, j]
+        miss = np.isnan(col)
         if is_categorical[j]:
-            codes[:, j] = X_enc[:, j]
             n_bins[j] = max(len(categories[j]), 1)
+            codes[:, j] = np.where(miss, n_bins[j], np.nan_to_num(col)).astype(np.int32)
             values.append(np.zeros(0))
         else:
-            uniq, inv = np.unique(X_enc[:, j], return_inverse=True)
-            codes[:, j] = inv
+            uniq = np.unique(col[~miss])
             n_bins[j] = len(uniq)
+            codes[:, j] = np.where(miss, len(uniq), np.searchsorted(uniq, np.nan_to_num(col)))
             values.append(uniq)
     offsets = np.zeros(p + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([len(v) for v in values])
@@ -349,3 +361,32 @@ def check_weights(sample_weight, X_enc):
         raise ValueError("sample_weight is zero for every sample: at least one sample needs "
                          "a positive weight.")
     return w
+
+
+def encode_regression_target(y, n_samples, criterion):
+    """Targets of a regressor as float64, finite; Poisson targets non-negative."""
+    if y is None:
+        raise ValueError("requires y to be passed, but the target y is None.")
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X and y have inconsistent numbers of samples: X has {n_samples} "
+                         f"rows, y has {y.shape[0]}.")
+    try:
+        y = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("y of a regressor must be numeric; got values that are not "
+                         "numbers (use a classifier for labels).") from None
+    bad = ~np.isfinite(y)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"Input y contains {y[i]!r} at row {i}; regression targets must be "
+                         f"finite (drop rows with a missing target).")
+    if criterion == "poisson":
+        if (y < 0).any():
+            i = int(np.flatnonzero(y < 0)[0])
+            raise ValueError(f"Some value(s) of y are negative which is not allowed for "
+                             f"Poisson regression: y[{i}] = {y[i]!r}.")
+        if y.sum() <= 0:
+            raise ValueError("Sum of y is not positive which is necessary for Poisson "
+                             "regression.")
+    return y

@@ -11,17 +11,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels.splits import CAT_BINARY, LEAF, MULTIWAY, NUMERIC
+from ._kernels.splits import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
 
 SCHEMA_VERSION = 1
 KIND_NAMES = {LEAF: "leaf", NUMERIC: "numeric", MULTIWAY: "multiway",
-              CAT_BINARY: "categorical_binary"}
+              CAT_BINARY: "categorical_binary", CAT_SUBSET: "categorical_subset"}
+MISSING_NAMES = {0: "fractional", 1: "surrogate", 2: "learned"}
 
+# One entry per node.
 _FIELDS = {
     "kind": np.int8, "feature": np.int64, "threshold": np.float64, "category": np.int64,
     "first_child": np.int64, "n_children": np.int64, "depth": np.int64,
     "n_node_samples": np.int64, "weighted_n_node_samples": np.float64,
     "impurity": np.float64, "value": np.float64,
+    # How a missing value is routed: missing_mode (fractional / surrogate / learned), the
+    # child offset it joins (-1: none), and this node's surrogates sur_start..+sur_count.
+    "missing_mode": np.int8, "missing_child": np.int64, "sur_start": np.int64,
+    "sur_count": np.int64, "rho": np.float64,
+    # Ordered categorical splits: child of each category code at cat_map[cat_map_start:].
+    "cat_map_start": np.int64,
+}
+# Flat arrays shared by all nodes.
+_FLAT = {
+    "cat_map": np.int64, "sur_feature": np.int64, "sur_kind": np.int8,
+    "sur_threshold": np.float64, "sur_category": np.int64, "sur_flip": np.int8,
+    "sur_agreement": np.float64,
 }
 
 
@@ -30,7 +44,9 @@ class TreeArrays:
     """Parallel arrays of a fitted tree; index 0 is the root.
 
     ``feature`` is -1 and ``threshold`` 0 on leaves; ``category`` is the code ``v`` of a
-    ``a == v`` split (``CAT_BINARY``), -1 elsewhere.
+    ``a == v`` split (``CAT_BINARY``), -1 elsewhere. ``rho`` is the known-weight fraction of
+    the split attribute at the node. ``value`` is (n_nodes, n_classes) class weights for a
+    classifier, (n_nodes, 1) the prediction (mean or median) for a regressor.
     """
 
     kind: np.ndarray
@@ -44,6 +60,26 @@ class TreeArrays:
     weighted_n_node_samples: np.ndarray
     impurity: np.ndarray
     value: np.ndarray
+    missing_mode: np.ndarray
+    missing_child: np.ndarray
+    sur_start: np.ndarray
+    sur_count: np.ndarray
+    rho: np.ndarray
+    cat_map_start: np.ndarray
+    cat_map: np.ndarray
+    sur_feature: np.ndarray
+    sur_kind: np.ndarray
+    sur_threshold: np.ndarray
+    sur_category: np.ndarray
+    sur_flip: np.ndarray
+    sur_agreement: np.ndarray
+
+    def kernel_args(self):
+        """The arrays the routing kernels take, in their order."""
+        return (self.kind, self.feature, self.threshold, self.category, self.first_child,
+                self.n_children, self.missing_mode, self.missing_child, self.cat_map_start,
+                self.cat_map, self.sur_start, self.sur_count, self.sur_feature,
+                self.sur_kind, self.sur_threshold, self.sur_category, self.sur_flip)
 
     @property
     def node_count(self):
@@ -73,7 +109,7 @@ class TreeArrays:
     def to_dict(self):
         """Plain lists, JSON-serialisable."""
         out = {"schema_version": SCHEMA_VERSION}
-        for name in _FIELDS:
+        for name in {**_FIELDS, **_FLAT}:
             out[name] = getattr(self, name).tolist()
         return out
 
@@ -84,17 +120,19 @@ class TreeArrays:
             raise ValueError(
                 f"Unsupported tree schema_version {data.get('schema_version')!r}; "
                 f"this quercus reads version {SCHEMA_VERSION}.")
-        return cls(**{name: np.asarray(data[name], dtype=dt) for name, dt in _FIELDS.items()})
+        return cls(**{name: np.asarray(data[name], dtype=dt)
+                      for name, dt in {**_FIELDS, **_FLAT}.items()})
 
 
 class TreeBuilder:
     """Growable storage used by the grower; :meth:`freeze` returns :class:`TreeArrays`."""
 
-    def __init__(self, n_classes, capacity=64):
-        self._n_classes = n_classes
+    def __init__(self, n_out, capacity=64):
+        self._n_classes = n_out
         self._cap = 0
         self.count = 0
         self._arrays = {}
+        self.flat = {name: [] for name in _FLAT}
         self._grow(capacity)
 
     def _grow(self, capacity):
@@ -117,6 +155,9 @@ class TreeBuilder:
         a["feature"][sl] = -1
         a["category"][sl] = -1
         a["first_child"][sl] = -1
+        a["missing_child"][sl] = -1
+        a["cat_map_start"][sl] = -1
+        a["rho"][sl] = 1.0
         a["depth"][sl] = depth
         self.count += n_new
         return first
@@ -126,4 +167,6 @@ class TreeBuilder:
 
     def freeze(self):
         n = self.count
-        return TreeArrays(**{name: arr[:n].copy() for name, arr in self._arrays.items()})
+        flat = {name: np.asarray(self.flat[name], dtype=dt) for name, dt in _FLAT.items()}
+        return TreeArrays(**{name: arr[:n].copy() for name, arr in self._arrays.items()},
+                          **flat)

@@ -1,48 +1,82 @@
-"""Stable partition of a node's samples into its children."""
+"""Routing a node's samples into its children (stable, with fractional copies)."""
 
 import numpy as np
 from numba import njit
 
-from .splits import CAT_BINARY, MULTIWAY, NUMERIC
+from .criteria import GINI
+from .splits import CAT_BINARY, CAT_SUBSET, NUMERIC
 
 
 @njit(cache=True, nogil=True)
-def branch_of(code, kind, split_bin):
-    """Child offset of a training sample with bin ``code`` at a split."""
-    if kind == NUMERIC:
-        return 0 if code <= split_bin else 1
-    if kind == CAT_BINARY:
-        return 0 if code == split_bin else 1
-    return code  # MULTIWAY: one child per category
+def route(codes_f, idx, kind, split_bin, cat_map, n_real_bins):
+    """Child offset of each of the node's samples from its bin code; -1 when missing.
 
-
-@njit(cache=True, nogil=True)
-def partition(order, start, end, codes_f, kind, split_bin, n_children, y, w, n_classes):
-    """Reorder ``order[start:end]`` so that each child's samples are contiguous.
-
-    The partition is stable (children keep the parents' relative order), which keeps fits
-    deterministic. Returns the children's sample counts and weighted class counts.
+    ``cat_map`` maps a category code to its child for ordered subset splits.
     """
-    m = end - start
-    child_n = np.zeros(n_children, dtype=np.int64)
-    child_value = np.zeros((n_children, n_classes))
+    m = idx.shape[0]
     branch = np.empty(m, dtype=np.int64)
     for i in range(m):
-        s = order[start + i]
-        b = branch_of(codes_f[s], kind, split_bin)
-        branch[i] = b
-        child_n[b] += 1
-        child_value[b, y[s]] += w[s]
-    pos = np.empty(n_children, dtype=np.int64)
-    acc = 0
-    for b in range(n_children):
-        pos[b] = acc
-        acc += child_n[b]
-    tmp = np.empty(m, dtype=order.dtype)
+        c = codes_f[idx[i]]
+        if c == n_real_bins:
+            branch[i] = -1
+        elif kind == NUMERIC:
+            branch[i] = 0 if c <= split_bin else 1
+        elif kind == CAT_BINARY:
+            branch[i] = 0 if c == split_bin else 1
+        elif kind == CAT_SUBSET:
+            branch[i] = cat_map[c]
+        else:
+            branch[i] = c
+    return branch
+
+
+@njit(cache=True, nogil=True)
+def scatter(idx, wi, branch, n_children, shares, y, y2, n_stats, criterion):
+    """Split the node's (sample, weight) lists into its children's.
+
+    A sample with ``branch >= 0`` goes to that child with its weight; ``branch == -1``
+    (C4.5's rule for a missing value) sends it to every child ``c`` with weight
+    ``wi * shares[c]`` (children with share 0 get no copy). Order is kept (stable).
+
+    Returns (child_idx, child_w, offsets, child_stats, child_n): child ``c`` owns
+    ``child_idx[offsets[c]:offsets[c + 1]]``.
+    """
+    m = idx.shape[0]
+    child_n = np.zeros(n_children, dtype=np.int64)
     for i in range(m):
         b = branch[i]
-        tmp[pos[b]] = order[start + i]
-        pos[b] += 1
+        if b >= 0:
+            child_n[b] += 1
+        else:
+            for c in range(n_children):
+                if shares[c] > 0.0:
+                    child_n[c] += 1
+    offsets = np.zeros(n_children + 1, dtype=np.int64)
+    for c in range(n_children):
+        offsets[c + 1] = offsets[c] + child_n[c]
+    out_idx = np.empty(offsets[n_children], dtype=np.int64)
+    out_w = np.empty(offsets[n_children])
+    stats = np.zeros((n_children, n_stats))
+    pos = offsets[:n_children].copy()
     for i in range(m):
-        order[start + i] = tmp[i]
-    return child_n, child_value
+        b = branch[i]
+        s = idx[i]
+        for c in range(n_children):
+            if b >= 0:
+                if c != b:
+                    continue
+                w = wi[i]
+            else:
+                if shares[c] <= 0.0:
+                    continue
+                w = wi[i] * shares[c]
+            out_idx[pos[c]] = s
+            out_w[pos[c]] = w
+            pos[c] += 1
+            if criterion > GINI:
+                stats[c, 0] += w
+                stats[c, 1] += w * y[s]
+                stats[c, 2] += w * y2[s]
+            else:
+                stats[c, np.int64(y[s])] += w
+    return out_idx, out_w, offsets, stats, child_n

@@ -1,41 +1,70 @@
-"""Routing samples through a fitted tree."""
+"""Routing samples through a fitted tree.
+
+``X`` holds numeric values and category codes as float64; NaN is a missing value and a
+category code of -1 one unseen at fit time.
+"""
 
 import numpy as np
 from numba import njit
 
-from .splits import CAT_BINARY, LEAF, NUMERIC
+from .splits import CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, NUMERIC
+
+STOP = -1    # the sample stops at this node (a category unseen at fit time)
+SPREAD = -2  # C4.5: a missing value goes down every branch, weighted
 
 
 @njit(cache=True, nogil=True)
-def _next_node(x, node, kind, feature, threshold, category, first_child, n_children):
-    """Child of ``node`` that ``x`` goes to, or -1 when it stops here.
-
-    A sample stops at a multiway node whose branch for its category does not exist
-    (a category unseen at fit time, code -1).
-    """
+def next_node(x, node, t):
+    """Child of ``node`` that row ``x`` goes to, or STOP, or SPREAD."""
+    (kind, feature, threshold, category, first_child, n_children, missing_mode,
+     missing_child, cat_map_start, cat_map, sur_start, sur_count, sur_feature, sur_kind,
+     sur_threshold, sur_category, sur_flip) = t
     k = kind[node]
     v = x[feature[node]]
+    if np.isnan(v):
+        mode = missing_mode[node]
+        if mode == FRACTIONAL:
+            return SPREAD
+        if mode != LEARNED:
+            for s in range(sur_start[node], sur_start[node] + sur_count[node]):
+                xv = x[sur_feature[s]]
+                if np.isnan(xv):
+                    continue
+                if sur_kind[s] == NUMERIC:
+                    go = 1 if xv > sur_threshold[s] else 0
+                else:
+                    go = 0 if np.int64(xv) == sur_category[s] else 1
+                if sur_flip[s]:
+                    go = 1 - go
+                return first_child[node] + go
+        if missing_child[node] < 0:
+            return STOP
+        return first_child[node] + missing_child[node]
     if k == NUMERIC:
         return first_child[node] + (1 if v > threshold[node] else 0)
     c = np.int64(v)
     if k == CAT_BINARY:
         return first_child[node] + (0 if c == category[node] else 1)
-    if c < 0 or c >= n_children[node]:
-        return -1
+    if c < 0:
+        return STOP
+    if k == CAT_SUBSET:
+        return first_child[node] + cat_map[cat_map_start[node] + c]
+    if c >= n_children[node]:
+        return STOP
     return first_child[node] + c
 
 
 @njit(cache=True, nogil=True)
-def apply_tree(X, kind, feature, threshold, category, first_child, n_children):
-    """Index of the node where each row of ``X`` ends (a leaf, or an internal node
-    for a category unseen at fit time). ``X`` holds numeric values and category codes."""
+def apply_tree(X, t):
+    """Index of the node where each row ends: a leaf, or the internal node where it
+    stopped (unseen category) or spread over the branches (C4.5 missing value)."""
+    kind = t[0]
     n = X.shape[0]
     out = np.empty(n, dtype=np.int64)
     for i in range(n):
         node = 0
         while kind[node] != LEAF:
-            nxt = _next_node(X[i], node, kind, feature, threshold, category, first_child,
-                             n_children)
+            nxt = next_node(X[i], node, t)
             if nxt < 0:
                 break
             node = nxt
@@ -44,9 +73,53 @@ def apply_tree(X, kind, feature, threshold, category, first_child, n_children):
 
 
 @njit(cache=True, nogil=True)
-def path_lengths_and_nodes(X, kind, feature, threshold, category, first_child, n_children,
-                           max_len):
+def predict_tree(X, t, weighted_n, node_out):
+    """Prediction of each row: ``node_out`` of the node reached; a row spread over the
+    branches by a missing value gets the average of its nodes' ``node_out`` weighted by
+    the branches' training weights (C4.5's rule)."""
+    kind = t[0]
+    first_child = t[4]
+    n_children = t[5]
+    n = X.shape[0]
+    n_nodes, n_out = node_out.shape
+    out = np.zeros((n, n_out))
+    stack_node = np.empty(n_nodes, dtype=np.int64)
+    stack_w = np.empty(n_nodes)
+    for i in range(n):
+        top = 0
+        stack_node[0] = 0
+        stack_w[0] = 1.0
+        top = 1
+        while top > 0:
+            top -= 1
+            node = stack_node[top]
+            w = stack_w[top]
+            while kind[node] != LEAF:
+                nxt = next_node(X[i], node, t)
+                if nxt == SPREAD:
+                    break
+                if nxt < 0:
+                    break
+                node = nxt
+            if kind[node] != LEAF and next_node(X[i], node, t) == SPREAD:
+                total = 0.0
+                for c in range(first_child[node], first_child[node] + n_children[node]):
+                    total += weighted_n[c]
+                for c in range(first_child[node], first_child[node] + n_children[node]):
+                    if weighted_n[c] > 0.0:
+                        stack_node[top] = c
+                        stack_w[top] = w * weighted_n[c] / total
+                        top += 1
+                continue
+            for k in range(n_out):
+                out[i, k] += w * node_out[node, k]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def path_lengths_and_nodes(X, t, max_len):
     """Nodes visited by each row, root first, as a CSR (indptr, indices) pair."""
+    kind = t[0]
     n = X.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
     buf = np.empty(n * max_len, dtype=np.int64)
@@ -56,8 +129,7 @@ def path_lengths_and_nodes(X, kind, feature, threshold, category, first_child, n
         buf[pos] = 0
         pos += 1
         while kind[node] != LEAF:
-            nxt = _next_node(X[i], node, kind, feature, threshold, category, first_child,
-                             n_children)
+            nxt = next_node(X[i], node, t)
             if nxt < 0:
                 break
             node = nxt

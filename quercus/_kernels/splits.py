@@ -1,21 +1,28 @@
 """Split search: the best candidate split of every feature at one node.
 
-One search serves every algorithm. Per feature it builds the compact histogram, turns each
-candidate into ``branch_stats`` and scores it with :func:`split_scores`:
+One search serves every algorithm. Per feature it builds the compact histogram (missing
+values in a reserved last bin), turns each candidate into ``branch_stats`` and scores it:
 
 - numeric: a cumulative scan over the sorted bins, two branches, threshold at the midpoint of
   the two adjacent observed values (the textbook's T_a, computed as scikit-learn does);
 - categorical multiway (ID3/C4.5): one branch per category;
-- categorical binary (CART, the seeds' rule): ``a == v`` against ``a != v`` for each v.
+- categorical one-vs-rest (the seeds' CART rule): ``a == v`` against ``a != v``;
+- categorical ordered (regression): categories sorted by mean target, then scanned like a
+  numeric feature, which finds the best two-subset split (Breiman et al.).
 
-Which feature wins is decided in Python (``_selection.py``): argmax of the decrease, or C4.5's
-"gain at least average, then best gain ratio".
+Missing values, by ``missing_mode``:
+- FRACTIONAL (C4.5) and SURROGATE (rpart): scored on the samples that have the attribute,
+  the decrease multiplied by their weight fraction rho; C4.5's split information counts the
+  missing weight as one more branch (Quinlan's rule, as in Weka's J48);
+- LEARNED (scikit-learn): missing samples join the branch that scores best.
+
+Which feature wins is decided in Python (``_selection.py``).
 """
 
 import numpy as np
 from numba import njit
 
-from .criteria import impurity, split_scores
+from .criteria import POISSON, impurity, split_scores, stats_weight
 from .histograms import feature_histogram
 
 # Node kinds of the fitted tree; also the split kinds returned by the search.
@@ -23,6 +30,17 @@ LEAF = 0
 NUMERIC = 1
 MULTIWAY = 2
 CAT_BINARY = 3
+CAT_SUBSET = 4
+
+# Categorical split modes.
+CAT_MULTIWAY = 0
+CAT_ONE_VS_REST = 1
+CAT_ORDERED = 2
+
+# Missing-value modes (also stored per node of the fitted tree).
+FRACTIONAL = 0
+SURROGATE = 1
+LEARNED = 2
 
 # Tolerance for "strictly better": floating sums of tied splits differ in the last bits,
 # and ties must go to the first candidate (smallest threshold, first category).
@@ -39,163 +57,351 @@ def midpoint(lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def _branch_ok(n_left, n_right, w_left, w_right, min_leaf_n, min_leaf_w):
-    return (n_left >= min_leaf_n and n_right >= min_leaf_n
-            and w_left >= min_leaf_w and w_right >= min_leaf_w)
+def _child_impurity(a, b, criterion):
+    """Weighted mean impurity of two branches, without allocating (hot loop)."""
+    wa = stats_weight(a, criterion)
+    wb = stats_weight(b, criterion)
+    if wa + wb <= 0.0:
+        return 0.0
+    return (wa * impurity(a, criterion) + wb * impurity(b, criterion)) / (wa + wb)
 
 
 @njit(cache=True, nogil=True)
-def _row_sum(a, r):
-    s = 0.0
-    for k in range(a.shape[1]):
-        s += a[r, k]
-    return s
+def _branch_ok(a, b, n_a, n_b, criterion, min_leaf_n, min_leaf_w):
+    if n_a < min_leaf_n or n_b < min_leaf_n:
+        return False
+    if stats_weight(a, criterion) < min_leaf_w or stats_weight(b, criterion) < min_leaf_w:
+        return False
+    if criterion == POISSON and (a[1] <= 1e-12 or b[1] <= 1e-12):
+        return False  # a Poisson child needs a positive mean (scikit-learn's rule)
+    return True
 
 
 @njit(cache=True, nogil=True)
-def _two_way_child_impurity(stats, w_left, w_right, criterion):
-    """Weighted mean impurity of a two-branch split, without allocating (hot loop)."""
-    return (w_left * impurity(stats[0], criterion)
-            + w_right * impurity(stats[1], criterion)) / (w_left + w_right)
+def _split_missing(bins, counts, n, n_real_bins):
+    """Separate the reserved missing bin. Returns (n_known_bins, miss_stats, n_miss)."""
+    nb = bins.shape[0]
+    miss = np.zeros(counts.shape[1])
+    if nb > 0 and bins[nb - 1] == n_real_bins:
+        for k in range(counts.shape[1]):
+            miss[k] = counts[nb - 1, k]
+        return nb - 1, miss, n[nb - 1]
+    return nb, miss, 0
 
 
 @njit(cache=True, nogil=True)
-def best_split_numeric(bins, counts, n, values, criterion, min_leaf_n, min_leaf_w, u):
-    """Best binary threshold split of one numeric feature from its compact histogram.
+def _final_scores(left, right, miss, n_miss, miss_dir, criterion, missing_mode):
+    """Decrease and split information of a two-way split, missing values included.
 
-    ``values[bin]`` is the observed value of each bin. ``u`` in [0, 1) draws one random
-    threshold (``splitter="random"``); ``u < 0`` scans every midpoint.
-    Returns (found, child_impurity, decrease, split_info, last_left_bin, threshold).
+    ``miss_dir``: 0 missing joins the left branch, 1 the right, -1 scored on known only.
     """
-    nb, n_classes = counts.shape
-    best = (False, 0.0, -np.inf, 0.0, -1, 0.0)
-    if nb < 2:
-        return best
-    total = np.zeros(n_classes)
+    n_stats = left.shape[0]
+    if missing_mode == 2 or n_miss == 0:  # LEARNED, or nothing missing
+        stats = np.empty((2, n_stats))
+        for k in range(n_stats):
+            stats[0, k] = left[k] + (miss[k] if miss_dir == 0 else 0.0)
+            stats[1, k] = right[k] + (miss[k] if miss_dir == 1 else 0.0)
+        return split_scores(stats, criterion)
+    stats = np.empty((2, n_stats))
+    for k in range(n_stats):
+        stats[0, k] = left[k]
+        stats[1, k] = right[k]
+    child, dec, _ = split_scores(stats, criterion)
+    return child, dec * _rho(left, right, miss, criterion), _info_with_missing(
+        stats, miss, criterion)
+
+
+@njit(cache=True, nogil=True)
+def _rho(left, right, miss, criterion):
+    known = stats_weight(left, criterion) + stats_weight(right, criterion)
+    total = known + stats_weight(miss, criterion)
+    return known / total if total > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _info_with_missing(branch_stats, miss, criterion):
+    """Split information with the missing weight as one more branch (Quinlan)."""
+    total = stats_weight(miss, criterion)
+    for b in range(branch_stats.shape[0]):
+        total += stats_weight(branch_stats[b], criterion)
+    if total <= 0.0:
+        return 0.0
+    info = 0.0
+    for b in range(branch_stats.shape[0] + 1):
+        w = stats_weight(branch_stats[b], criterion) if b < branch_stats.shape[0] else \
+            stats_weight(miss, criterion)
+        frac = w / total
+        if frac > 0.0:
+            info -= frac * np.log(frac) / np.log(2.0)
+    return info
+
+
+@njit(cache=True, nogil=True)
+def scan_ordered(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n, min_leaf_w,
+                 lo_t, hi_t):
+    """Best boundary of a cumulative scan over ``counts`` rows in their given order.
+
+    Boundaries ``t`` in ``[lo_t, hi_t)`` put rows ``0..t`` left. Returns
+    (best_t, miss_dir) with best_t = -1 when no boundary is valid, and
+    best_t = nb - 1 for LEARNED's "every known value left, missing right" candidate.
+    """
+    nb, n_stats = counts.shape
+    total = np.zeros(n_stats)
     total_n = 0
     for b in range(nb):
         total_n += n[b]
-        for k in range(n_classes):
+        for k in range(n_stats):
             total[k] += counts[b, k]
-    stats = np.zeros((2, n_classes))
-    lo_t = 0
-    hi_t = nb - 1
-    if u >= 0.0:
+    left = np.zeros(n_stats)
+    right = np.empty(n_stats)
+    la = np.empty(n_stats)
+    ra = np.empty(n_stats)
+    learned = missing_mode == 2 and n_miss > 0
+    best_t = -1
+    best_dir = -1
+    best_child = np.inf
+    left_n = 0
+    for b in range(lo_t):
+        left_n += n[b]
+        for k in range(n_stats):
+            left[k] += counts[b, k]
+    for t in range(lo_t, hi_t):
+        left_n += n[t]
+        for k in range(n_stats):
+            left[k] += counts[t, k]
+            right[k] = total[k] - left[k]
+        right_n = total_n - left_n
+        if not learned:
+            if _branch_ok(left, right, left_n, right_n, criterion, min_leaf_n, min_leaf_w):
+                child = _child_impurity(left, right, criterion)
+                if child < best_child - TIE_EPS:
+                    best_t, best_dir, best_child = t, -1, child
+            continue
+        # Missing to the right first, so that a tie keeps them right (scikit-learn's order).
+        for d in range(1, -1, -1):
+            for k in range(n_stats):
+                la[k] = left[k] + (miss[k] if d == 0 else 0.0)
+                ra[k] = right[k] + (miss[k] if d == 1 else 0.0)
+            nl = left_n + (n_miss if d == 0 else 0)
+            nr = right_n + (n_miss if d == 1 else 0)
+            if _branch_ok(la, ra, nl, nr, criterion, min_leaf_n, min_leaf_w):
+                child = _child_impurity(la, ra, criterion)
+                if child < best_child - TIE_EPS:
+                    best_t, best_dir, best_child = t, d, child
+    if learned and hi_t == nb - 1:
+        # Every known value left, the missing ones right.
+        if _branch_ok(total, miss, total_n, n_miss, criterion, min_leaf_n, min_leaf_w):
+            child = _child_impurity(total, miss, criterion)
+            if child < best_child - TIE_EPS:
+                best_t, best_dir, best_child = nb - 1, 1, child
+    return best_t, best_dir
+
+
+@njit(cache=True, nogil=True)
+def _prefix(counts, upto):
+    out = np.zeros(counts.shape[1])
+    for b in range(upto + 1):
+        for k in range(counts.shape[1]):
+            out[k] += counts[b, k]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def best_split_numeric(bins, counts, n, values, miss, n_miss, criterion, missing_mode,
+                       min_leaf_n, min_leaf_w, u):
+    """Best threshold of one numeric feature from its compact histogram (known bins).
+
+    ``values[bin]`` is the observed value of each bin. ``u`` in [0, 1) draws one random
+    threshold (``splitter="random"``); ``u < 0`` scans every midpoint.
+    Returns (found, child_impurity, decrease, split_info, last_left_bin, threshold,
+    miss_dir).
+    """
+    nb = counts.shape[0]
+    none = (False, 0.0, -np.inf, 0.0, -1, 0.0, -1)
+    if nb < 1 or (nb < 2 and not (missing_mode == 2 and n_miss > 0)):
+        return none
+    lo_t, hi_t = 0, nb - 1
+    draw = 0.0
+    if u >= 0.0 and nb >= 2:
         vmin = values[bins[0]]
         vmax = values[bins[nb - 1]]
         draw = vmin + u * (vmax - vmin)
         t = 0
         while t < nb - 2 and values[bins[t + 1]] <= draw:
             t += 1
-        lo_t = t
-        hi_t = t + 1
-    best_t = -1
-    best_child = np.inf
-    left_n = 0
-    for b in range(lo_t):
-        left_n += n[b]
-        for k in range(n_classes):
-            stats[0, k] += counts[b, k]
-    for t in range(lo_t, hi_t):
-        left_n += n[t]
-        for k in range(n_classes):
-            stats[0, k] += counts[t, k]
-            stats[1, k] = total[k] - stats[0, k]
-        w_left = _row_sum(stats, 0)
-        w_right = _row_sum(stats, 1)
-        if not _branch_ok(left_n, total_n - left_n, w_left, w_right, min_leaf_n, min_leaf_w):
-            continue
-        child = _two_way_child_impurity(stats, w_left, w_right, criterion)
-        if best_t < 0 or child < best_child - TIE_EPS:
-            best_t = t
-            best_child = child
-    if best_t < 0:
-        return best
-    # Score the winner in full (decrease and split information) from its branch stats.
-    stats[:] = 0.0
-    for b in range(best_t + 1):
-        for k in range(n_classes):
-            stats[0, k] += counts[b, k]
-    for k in range(n_classes):
-        stats[1, k] = total[k] - stats[0, k]
-    child, dec, info = split_scores(stats, criterion)
-    if u >= 0.0:
+        lo_t, hi_t = t, t + 1
+    t, d = scan_ordered(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n,
+                        min_leaf_w, lo_t, hi_t)
+    if t < 0:
+        return none
+    left = _prefix(counts, t)
+    right = _prefix(counts, nb - 1) - left
+    child, dec, info = _final_scores(left, right, miss, n_miss, d, criterion, missing_mode)
+    if t == nb - 1:
+        thr = np.inf  # known values all left, missing right
+    elif u >= 0.0:
         thr = draw
     else:
-        thr = midpoint(values[bins[best_t]], values[bins[best_t + 1]])
-    return (True, child, dec, info, bins[best_t], thr)
+        thr = midpoint(values[bins[t]], values[bins[t + 1]])
+    return (True, child, dec, info, bins[t], thr, d)
 
 
 @njit(cache=True, nogil=True)
-def best_split_multiway(counts, n, criterion, min_leaf_n, min_leaf_w):
+def best_split_multiway(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n,
+                        min_leaf_w):
     """Multiway split of a categorical feature: one branch per category present.
 
-    Empty categories are branches too (leaves with the parent's class), but add nothing
-    to the scores. Returns (found, child_impurity, decrease, split_info).
+    Empty categories are branches too (leaves with the parent's prediction) but add nothing
+    to the scores. LEARNED sends the missing samples to the branch that scores best; the
+    other modes score on known values. Returns (found, child_impurity, decrease,
+    split_info, miss_branch) where miss_branch indexes ``counts`` rows (-1: none).
     """
-    nb = counts.shape[0]
+    nb, n_stats = counts.shape
     if nb < 2:
-        return False, 0.0, -np.inf, 0.0
+        return False, 0.0, -np.inf, 0.0, -1
     for b in range(nb):
-        if n[b] < min_leaf_n or _row_sum(counts, b) < min_leaf_w:
-            return False, 0.0, -np.inf, 0.0
-    child, dec, info = split_scores(counts, criterion)
-    return True, child, dec, info
-
-
-@njit(cache=True, nogil=True)
-def best_split_one_vs_rest(bins, counts, n, criterion, min_leaf_n, min_leaf_w, u):
-    """Best ``a == v`` / ``a != v`` split of a categorical feature.
-
-    Returns (found, child_impurity, decrease, split_info, category).
-    """
-    nb, n_classes = counts.shape
+        if n[b] < min_leaf_n or stats_weight(counts[b], criterion) < min_leaf_w:
+            return False, 0.0, -np.inf, 0.0, -1
+    if n_miss == 0 or missing_mode != 2:
+        child, dec, info = split_scores(counts, criterion)
+        if n_miss == 0:
+            return True, child, dec, info, -1
+        total = np.zeros(n_stats)
+        for b in range(nb):
+            for k in range(n_stats):
+                total[k] += counts[b, k]
+        known = stats_weight(total, criterion)
+        rho = known / (known + stats_weight(miss, criterion))
+        return True, child, dec * rho, _info_with_missing(counts, miss, criterion), -1
     best = (False, 0.0, -np.inf, 0.0, -1)
-    if nb < 2:
-        return best
-    total = np.zeros(n_classes)
-    total_n = 0
-    for b in range(nb):
-        total_n += n[b]
-        for k in range(n_classes):
-            total[k] += counts[b, k]
-    stats = np.zeros((2, n_classes))
-    lo = 0
-    hi = nb
-    if u >= 0.0:
-        lo = min(int(u * nb), nb - 1)
-        hi = lo + 1
-    for b in range(lo, hi):
-        for k in range(n_classes):
-            stats[0, k] = counts[b, k]
-            stats[1, k] = total[k] - counts[b, k]
-        if not _branch_ok(n[b], total_n - n[b], _row_sum(stats, 0), _row_sum(stats, 1),
-                          min_leaf_n, min_leaf_w):
-            continue
-        child, dec, info = split_scores(stats, criterion)
+    trial = counts.copy()
+    for j in range(nb):
+        for k in range(n_stats):
+            trial[j, k] += miss[k]
+        child, dec, info = split_scores(trial, criterion)
         if dec > best[2] + TIE_EPS:
-            best = (True, child, dec, info, bins[b])
+            best = (True, child, dec, info, j)
+        for k in range(n_stats):
+            trial[j, k] -= miss[k]
     return best
 
 
 @njit(cache=True, nogil=True)
-def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, y, w,
-                n_classes, criterion, multiway, min_leaf_n, min_leaf_w, uniforms):
+def best_split_one_vs_rest(bins, counts, n, miss, n_miss, criterion, missing_mode,
+                           min_leaf_n, min_leaf_w, u):
+    """Best ``a == v`` / ``a != v`` split of a categorical feature.
+
+    Returns (found, child_impurity, decrease, split_info, category, miss_dir).
+    """
+    nb, n_stats = counts.shape
+    best = (False, 0.0, -np.inf, 0.0, -1, -1)
+    if nb < 2:
+        return best
+    total = np.zeros(n_stats)
+    total_n = 0
+    for b in range(nb):
+        total_n += n[b]
+        for k in range(n_stats):
+            total[k] += counts[b, k]
+    left = np.empty(n_stats)
+    right = np.empty(n_stats)
+    lo, hi = 0, nb
+    if u >= 0.0:
+        lo = min(int(u * nb), nb - 1)
+        hi = lo + 1
+    learned = missing_mode == 2 and n_miss > 0
+    best_child = np.inf
+    best_b = -1
+    best_d = -1
+    n_dirs = 2 if learned else 1
+    for b in range(lo, hi):
+        for dd in range(n_dirs):
+            # Missing to the right first, so that a tie keeps them right.
+            d = 1 - dd if learned else -1
+            for k in range(n_stats):
+                left[k] = counts[b, k] + (miss[k] if d == 0 else 0.0)
+                right[k] = total[k] - counts[b, k] + (miss[k] if d == 1 else 0.0)
+            nl = n[b] + (n_miss if d == 0 else 0)
+            nr = total_n - n[b] + (n_miss if d == 1 else 0)
+            if not _branch_ok(left, right, nl, nr, criterion, min_leaf_n, min_leaf_w):
+                continue
+            child = _child_impurity(left, right, criterion)
+            if child < best_child - TIE_EPS:
+                best_child, best_b, best_d = child, b, d
+    if best_b < 0:
+        return best
+    for k in range(n_stats):
+        left[k] = counts[best_b, k]
+        right[k] = total[k] - counts[best_b, k]
+    child, dec, info = _final_scores(left, right, miss, n_miss, best_d, criterion,
+                                     missing_mode)
+    return (True, child, dec, info, bins[best_b], best_d)
+
+
+@njit(cache=True, nogil=True)
+def category_order(counts, criterion):
+    """Order of the histogram rows by mean target (ties by category order)."""
+    nb = counts.shape[0]
+    key = np.empty(nb)
+    for b in range(nb):
+        w = stats_weight(counts[b], criterion)
+        key[b] = counts[b, 1] / w if w > 0.0 else 0.0
+    return np.argsort(key, kind="mergesort")
+
+
+@njit(cache=True, nogil=True)
+def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n,
+                       min_leaf_w, u):
+    """Best two-subset split of a categorical feature for regression: categories sorted
+    by mean target, then scanned. Returns (found, child_impurity, decrease, split_info,
+    n_left_categories, miss_dir); the left subset is the first ``n_left`` categories of
+    :func:`category_order`.
+    """
+    nb = counts.shape[0]
+    none = (False, 0.0, -np.inf, 0.0, -1, -1)
+    if nb < 2:
+        return none
+    order = category_order(counts, criterion)
+    sc = counts[order]
+    sn = n[order]
+    lo_t, hi_t = 0, nb - 1
+    if u >= 0.0:
+        lo_t = min(int(u * (nb - 1)), nb - 2)
+        hi_t = lo_t + 1
+    t, d = scan_ordered(sc, sn, miss, n_miss, criterion, missing_mode, min_leaf_n,
+                        min_leaf_w, lo_t, hi_t)
+    if t < 0 or t == nb - 1:
+        return none
+    left = _prefix(sc, t)
+    right = _prefix(sc, nb - 1) - left
+    child, dec, info = _final_scores(left, right, miss, n_miss, d, criterion, missing_mode)
+    return (True, child, dec, info, t + 1, d)
+
+
+@njit(cache=True, nogil=True)
+def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, wi, y, y2,
+                n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms):
     """Best split of each candidate feature at a node.
 
     Parameters
     ----------
-    codes : int32 array (n_samples, n_features), Fortran order: bin codes.
-    n_bins : int64 array (n_features,); is_cat : bool array (n_features,).
+    codes : int32 array (n_samples, n_features), Fortran order: bin codes; a missing value
+        has code ``n_bins[f]``.
+    n_bins : int64 array (n_features,), bins of observed values; is_cat : bool array.
     bin_values, bin_offsets : observed value of every numeric bin, flat, with offsets.
     features : int64 array of the features to try, in column order.
-    idx : int64 array, the node's samples. ``multiway``: categorical split kind.
+    idx, wi : the node's samples and their weights at this node.
+    y, y2 : float64 targets (class codes for classification) and second statistic.
+    cat_mode : CAT_MULTIWAY, CAT_ONE_VS_REST or CAT_ORDERED.
+    missing_mode : FRACTIONAL, SURROGATE or LEARNED.
     uniforms : float64 array (len(features),), ``< 0`` for an exhaustive search.
 
     Returns
     -------
     found (bool), kind (int8), child_impurity, decrease, split_info (float64),
-    split_bin (int64: last left bin or the category ``v``), threshold (float64),
+    split_bin (int64: last left bin, the category ``v``, or the number of categories on the
+    left of an ordered split), threshold (float64), miss_dir (int64: the branch missing
+    values join under LEARNED, -1 otherwise), rho (float64: known weight fraction),
     each of length ``len(features)``.
     """
     nf = features.shape[0]
@@ -206,35 +412,56 @@ def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, y
     info = np.zeros(nf)
     split_bin = np.full(nf, -1, dtype=np.int64)
     threshold = np.zeros(nf)
+    miss_dir = np.full(nf, -1, dtype=np.int64)
+    rho = np.ones(nf)
     for i in range(nf):
         f = features[i]
-        bins, counts, n = feature_histogram(codes[:, f], idx, y, w, n_bins[f], n_classes)
+        nbf = n_bins[f]
+        bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, nbf + 1, n_stats,
+                                            criterion)
+        nk, miss, n_miss = _split_missing(bins, counts, n, nbf)
+        kb = bins[:nk]
+        kc = counts[:nk]
+        kn = n[:nk]
+        known_w = 0.0
+        for b in range(nk):
+            known_w += stats_weight(kc[b], criterion)
+        tot = known_w + stats_weight(miss, criterion)
+        rho[i] = known_w / tot if tot > 0.0 else 0.0
         if is_cat[f]:
-            if multiway:
-                ok, c, d, s = best_split_multiway(counts, n, criterion, min_leaf_n, min_leaf_w)
+            if cat_mode == CAT_MULTIWAY:
+                ok, c, d, s, mb = best_split_multiway(kc, kn, miss, n_miss, criterion,
+                                                      missing_mode, min_leaf_n, min_leaf_w)
                 kind[i] = MULTIWAY
-                found[i] = ok
-                child[i] = c
-                dec[i] = d
-                info[i] = s
-            else:
-                ok, c, d, s, v = best_split_one_vs_rest(bins, counts, n, criterion,
-                                                        min_leaf_n, min_leaf_w, uniforms[i])
+                if ok and mb >= 0:
+                    miss_dir[i] = kb[mb]
+                r = (ok, c, d, s, -1, 0.0)
+            elif cat_mode == CAT_ONE_VS_REST:
+                ok, c, d, s, v, md = best_split_one_vs_rest(
+                    kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n,
+                    min_leaf_w, uniforms[i])
                 kind[i] = CAT_BINARY
-                found[i] = ok
-                child[i] = c
-                dec[i] = d
-                info[i] = s
-                split_bin[i] = v
+                miss_dir[i] = md
+                r = (ok, c, d, s, v, 0.0)
+            else:
+                ok, c, d, s, nl, md = best_split_ordered(
+                    kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n,
+                    min_leaf_w, uniforms[i])
+                kind[i] = CAT_SUBSET
+                miss_dir[i] = md
+                r = (ok, c, d, s, nl, 0.0)
         else:
             values = bin_values[bin_offsets[f]:bin_offsets[f + 1]]
-            ok, c, d, s, b, t = best_split_numeric(bins, counts, n, values, criterion,
-                                                   min_leaf_n, min_leaf_w, uniforms[i])
+            ok, c, d, s, b, t, md = best_split_numeric(
+                kb, kc, kn, values, miss, n_miss, criterion, missing_mode, min_leaf_n,
+                min_leaf_w, uniforms[i])
             kind[i] = NUMERIC
-            found[i] = ok
-            child[i] = c
-            dec[i] = d
-            info[i] = s
-            split_bin[i] = b
-            threshold[i] = t
-    return found, kind, child, dec, info, split_bin, threshold
+            miss_dir[i] = md
+            r = (ok, c, d, s, b, t)
+        found[i] = r[0]
+        child[i] = r[1]
+        dec[i] = r[2]
+        info[i] = r[3]
+        split_bin[i] = r[4]
+        threshold[i] = r[5]
+    return found, kind, child, dec, info, split_bin, threshold, miss_dir, rho
