@@ -5,13 +5,14 @@ import pandas as pd
 
 from . import _prepare
 from ._grower import (ABSOLUTE_ERROR, SQUARED_ERROR, BinnedData, criterion_code,
-                      criterion_for_stats, weighted_median)
+                      criterion_for_stats, ordered_categories, weighted_median)
+from ._kernels.absolute import ae_search_node
 from ._kernels.criteria import ENTROPY, GINI, impurity, split_scores
 from ._kernels.histograms import feature_histogram
 from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, FRACTIONAL,
                               LEARNED, MULTIWAY, NUMERIC, _info_with_missing, _split_missing,
-                              category_order, midpoint, search_node)
+                              midpoint, search_node)
 from ._params import resolve_counts
 from ._selection import choose_split
 
@@ -216,7 +217,9 @@ def explain_node(est, node, X=None, y=None, sample_weight=None):
                             np.nan, label(b), [c, total - c], miss, ok,
                             [samples([b]), samples(np.setdiff1d(bins, [b]))])
                 else:
-                    order = category_order(counts, hist_crit)
+                    by_code = {int(b): r for r, b in enumerate(bins)}
+                    order = np.array([by_code[int(b)] for b in
+                                      ordered_categories(data, crit, idx, wi, f)])
                     for t in range(len(bins) - 1):
                         left = bins[order[:t + 1]]
                         lc = counts[order[:t + 1]].sum(axis=0)
@@ -269,11 +272,17 @@ def _mark(est, data, node, idx, wi, features, table, cat_mode, crit, hist_crit):
     gain_ratio = est.criterion == "gain_ratio"
     _, msl, _ = resolve_counts(est, data.codes.shape[0], data.codes.shape[1])
     search_cat = cat_mode if cat_mode >= 0 else 2
-    found, kind, _, dec, info, split_bin, thr, _, _ = search_node(
-        data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets, features,
-        idx, wi, data.y, data.y2, data.n_stats, hist_crit, search_cat,
-        int(tree.missing_mode[node]) if tree.kind[node] else FRACTIONAL, msl, 0.0,
-        np.full(features.size, -1.0))
+    mode = int(tree.missing_mode[node]) if tree.kind[node] else FRACTIONAL
+    no_draw = np.full(features.size, -1.0)
+    if crit == ABSOLUTE_ERROR:
+        found, kind, _, dec, info, split_bin, thr, _, _ = ae_search_node(
+            data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets,
+            features, idx, wi, data.y, search_cat, mode, msl, 0.0, no_draw)
+    else:
+        found, kind, _, dec, info, split_bin, thr, _, _ = search_node(
+            data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets,
+            features, idx, wi, data.y, data.y2, data.n_stats, hist_crit, search_cat, mode,
+            msl, 0.0, no_draw)
     for i, f in enumerate(features):
         if not found[i]:
             continue

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._kernels.absolute import ae_category_order, ae_search_node
 from ._kernels.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, POISSON, SQUARED_ERROR, impurity
 from ._kernels.histograms import feature_histogram
 from ._kernels.partition import route, scatter
@@ -125,11 +126,17 @@ def grow(data, cfg, rng):
             features = np.sort(rng.choice(features, size=cfg.max_features, replace=False))
         uniforms = (rng.random(features.size) if cfg.random_splitter
                     else np.full(features.size, -1.0))
-        search_crit = SQUARED_ERROR if cfg.criterion == ABSOLUTE_ERROR else cfg.criterion
-        found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search_node(
-            data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets,
-            features, idx, wi, data.y, data.y2, data.n_stats, search_crit, cfg.cat_mode,
-            cfg.missing_mode, cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms)
+        if cfg.criterion == ABSOLUTE_ERROR:
+            found, kind, _, dec, info, split_bin, thr, miss_dir, rho = ae_search_node(
+                data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets,
+                features, idx, wi, data.y, cfg.cat_mode, cfg.missing_mode,
+                cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms)
+        else:
+            found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search_node(
+                data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets,
+                features, idx, wi, data.y, data.y2, data.n_stats, cfg.criterion,
+                cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf, cfg.min_weight_leaf,
+                uniforms)
         best = choose_split(found, dec, info, cfg.gain_ratio)
         if best < 0:
             continue
@@ -213,16 +220,23 @@ def criterion_for_stats(data):
 
 def _subset_map(data, cfg, idx, wi, f, n_left):
     """Child (0 left, 1 right, -1 absent here) of every category of an ordered split."""
-    nbf = int(data.n_bins[f])
-    crit = SQUARED_ERROR if cfg.criterion == ABSOLUTE_ERROR else cfg.criterion
-    bins, counts, n = feature_histogram(data.codes[:, f], idx, wi, data.y, data.y2, nbf + 1,
-                                        data.n_stats, crit)
-    nk, _, _ = _split_missing(bins, counts, n, nbf)
-    order = category_order(counts[:nk], crit)
-    cat_map = np.full(nbf, -1, dtype=np.int64)
-    cat_map[bins[:nk][order[:n_left]]] = 0
-    cat_map[bins[:nk][order[n_left:]]] = 1
+    cat_map = np.full(int(data.n_bins[f]), -1, dtype=np.int64)
+    ordered = ordered_categories(data, cfg.criterion, idx, wi, f)
+    cat_map[ordered[:n_left]] = 0
+    cat_map[ordered[n_left:]] = 1
     return cat_map
+
+
+def ordered_categories(data, criterion, idx, wi, f):
+    """The categories present at a node in the order an ordered split scans them: by mean
+    target, or by weighted median for absolute error."""
+    nbf = int(data.n_bins[f])
+    if criterion == ABSOLUTE_ERROR:
+        return ae_category_order(data.codes[:, f], nbf, idx, wi, data.y)
+    bins, counts, n = feature_histogram(data.codes[:, f], idx, wi, data.y, data.y2, nbf + 1,
+                                        data.n_stats, criterion)
+    nk, _, _ = _split_missing(bins, counts, n, nbf)
+    return bins[:nk][category_order(counts[:nk], criterion)]
 
 
 def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
