@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels.splits import CAT_BINARY, LEAF, MULTIWAY, NUMERIC
-from ._tree import KIND_NAMES
+from ._kernels.splits import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
+from ._tree import KIND_NAMES, MISSING_NAMES
 
 
 @dataclass
@@ -38,8 +38,9 @@ class NodeView:
     n_samples: int
     weighted_n_samples: float
     impurity: float
-    distribution: dict         # class label -> weight
-    predicted: object          # the class the node predicts
+    distribution: dict | None  # class label -> weight (classifiers)
+    predicted: object          # the class, or the value (regressors), the node predicts
+    missing: str | None = None  # how a missing value of ``feature`` is routed
 
 
 def _fmt_number(x, decimals):
@@ -80,16 +81,51 @@ def node_view(est, node, decimals=3):
             conditions = [f"= {category}", f"!= {category}"]
         elif k == MULTIWAY:
             conditions = [f"= {_plain(c)}" for c in schema.categories[f]]
+        elif k == CAT_SUBSET:
+            cats = schema.categories[f]
+            start = int(t.cat_map_start[node])
+            side = t.cat_map[start:start + len(cats)]
+            left = "{" + ", ".join(str(_plain(c)) for c, s in zip(cats, side) if s == 0) + "}"
+            conditions = [f"in {left}", f"not in {left}"]
     value = t.value[node]
-    classes = est.classes_
-    dist = {_plain(c): float(v) for c, v in zip(classes, value)}
-    total = value.sum()
-    predicted = _plain(classes[est._majority(value / total if total > 0 else value)[0]])
+    if getattr(est, "_is_regressor", False):
+        dist = None
+        predicted = float(value[0])
+    else:
+        classes = est.classes_
+        dist = {_plain(c): float(v) for c, v in zip(classes, value)}
+        total = value.sum()
+        predicted = _plain(classes[est._majority(value / total if total > 0 else value)[0]])
     return NodeView(node=node, depth=int(t.depth[node]), kind=KIND_NAMES[k], feature=feature,
                     threshold=threshold, category=category, children=children,
                     conditions=conditions, n_samples=int(t.n_node_samples[node]),
                     weighted_n_samples=float(t.weighted_n_node_samples[node]),
-                    impurity=float(t.impurity[node]), distribution=dist, predicted=predicted)
+                    impurity=float(t.impurity[node]), distribution=dist, predicted=predicted,
+                    missing=_missing_text(est, node, conditions, decimals) if k else None)
+
+
+def _missing_text(est, node, conditions, decimals):
+    """How the node routes a sample missing its attribute, in words."""
+    t = est.tree_
+    mode = MISSING_NAMES[int(t.missing_mode[node])]
+    if mode == "fractional":
+        return f"fractional: every branch, weighted (rho = {t.rho[node]:.3g})"
+    parts = []
+    if mode == "surrogate":
+        names = est.schema_.feature_names
+        for s in range(t.sur_start[node], t.sur_start[node] + t.sur_count[node]):
+            g = int(t.sur_feature[s])
+            if t.sur_kind[s] == NUMERIC:
+                test = f"{names[g]} <= {_fmt_number(float(t.sur_threshold[s]), decimals)}"
+            else:
+                test = f"{names[g]} = {_plain(est.schema_.categories[g][t.sur_category[s]])}"
+            side = "right" if t.sur_flip[s] else "left"
+            parts.append(f"{test} goes {side} (agreement {t.sur_agreement[s]:.2f})")
+    mc = int(t.missing_child[node])
+    fallback = f"else {conditions[mc]}" if 0 <= mc < len(conditions) else "else stop here"
+    if mode == "learned":
+        return f"learned: {conditions[mc]}" if 0 <= mc < len(conditions) else "learned"
+    return "surrogate: " + "; ".join(parts + [fallback])
 
 
 def iter_nodes(est, decimals=3):

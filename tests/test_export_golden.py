@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from quercus import C45Classifier, CARTClassifier, ID3Classifier, export_dict, export_text
+from quercus import (C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier, export_dict,
+                     export_text)
 from quercus.datasets import load_golf, load_watermelon
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -20,6 +21,12 @@ CASES = {
     "cart_watermelon_2_0": lambda: CARTClassifier().fit(*load_watermelon("2.0")),
     "c45_watermelon_3_0": lambda: C45Classifier().fit(*load_watermelon("3.0")),
     "cart_golf": lambda: CARTClassifier().fit(*load_golf()),
+    # Missing values: C4.5's fractional rule (the book's figure 4.9) and rpart's surrogates.
+    "id3_watermelon_2_0alpha": lambda: ID3Classifier().fit(*load_watermelon("2.0alpha")),
+    "cart_watermelon_2_0alpha": lambda: CARTClassifier().fit(*load_watermelon("2.0alpha")),
+    # Regression with an ordered categorical split: 含糖率 from the other attributes.
+    "cart_regressor_watermelon_3_0": lambda: CARTRegressor(max_depth=3).fit(
+        load_watermelon("3.0")[0].drop(columns="含糖率"), load_watermelon("3.0")[0]["含糖率"]),
 }
 
 

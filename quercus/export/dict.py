@@ -7,9 +7,10 @@ def export_dict(estimator, *, decimals=None):
     """Return the fitted tree as nested dicts of plain Python values.
 
     Every node has ``node``, ``depth``, ``kind``, ``n_samples``, ``weighted_n_samples``,
-    ``impurity``, ``distribution`` (class -> weight) and ``class``; an internal node also has
-    ``feature``, ``threshold`` or ``category`` where they apply, and ``children``: a list of
-    ``{"condition": ..., "node": {...}}``.
+    ``impurity``, and ``distribution`` (class -> weight) and ``class`` for a classifier or
+    ``value`` for a regressor; an internal node also has ``feature``, ``threshold`` or
+    ``category`` where they apply, ``missing`` (how a missing value is routed, in words) and
+    ``children``: a list of ``{"condition": ..., "node": {...}}``.
 
     Parameters
     ----------
@@ -45,15 +46,19 @@ def export_dict(estimator, *, decimals=None):
             "n_samples": v.n_samples,
             "weighted_n_samples": v.weighted_n_samples,
             "impurity": v.impurity,
-            "distribution": v.distribution,
-            "class": v.predicted,
         }
+        if v.distribution is None:
+            d["value"] = v.predicted
+        else:
+            d["distribution"] = v.distribution
+            d["class"] = v.predicted
         if v.children:
             d["feature"] = v.feature
             if v.threshold is not None:
                 d["threshold"] = v.threshold
             if v.category is not None:
                 d["category"] = v.category
+            d["missing"] = v.missing
             d["children"] = [{"condition": cond, "node": out.pop(c)}
                              for c, cond in zip(v.children, v.conditions)]
         out[node] = d

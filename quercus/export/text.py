@@ -17,6 +17,10 @@ def display_width(s):
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in str(s))
 
 
+def _fmt_prediction(p):
+    return f"{p:.4g}" if isinstance(p, float) else str(p)
+
+
 def _fmt_weight(w):
     if w == 0 or (abs(w) >= 1 and abs(w - round(w)) < 1e-9 * abs(w)):
         return str(int(round(w)))
@@ -25,7 +29,9 @@ def _fmt_weight(w):
 
 def _dist(view):
     if view.n_samples == 0:
-        return "(no samples: parent's class)"
+        return "(no samples: parent's prediction)"
+    if view.distribution is None:
+        return f"[n: {view.n_samples}, weight: {_fmt_weight(view.weighted_n_samples)}]"
     return "[" + ", ".join(f"{c}: {_fmt_weight(w)}" for c, w in view.distribution.items()) + "]"
 
 
@@ -58,7 +64,7 @@ def export_text(estimator, *, decimals=3, show_distribution=True):
     views = {v.node: v for v in iter_nodes(estimator, decimals)}
     rows = []  # (text, leaf distribution or None)
     if not views[0].children:
-        rows.append((f": {views[0].predicted}", _dist(views[0])))
+        rows.append((f": {_fmt_prediction(views[0].predicted)}", _dist(views[0])))
     # Iterative depth-first walk: (parent, branch index, level), first branch on top.
     stack = [(0, i, 0) for i in reversed(range(len(views[0].children)))]
     while stack:
@@ -70,7 +76,7 @@ def export_text(estimator, *, decimals=3, show_distribution=True):
             rows.append((line, None))
             stack.extend((child.node, j, level + 1) for j in reversed(range(len(child.children))))
         else:
-            rows.append((f"{line}: {child.predicted}", _dist(child)))
+            rows.append((f"{line}: {_fmt_prediction(child.predicted)}", _dist(child)))
     if not show_distribution:
         return "\n".join(text for text, _ in rows)
     width = max(display_width(text) for text, _ in rows)
