@@ -17,7 +17,7 @@ from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
                               NUMERIC, SURROGATE, TIE_EPS, _split_missing, category_order,
                               search_node)
-from ._kernels.surrogates import best_surrogate
+from ._kernels.surrogates import all_surrogates
 from ._selection import choose_split
 from ._tree import TreeBuilder
 
@@ -65,6 +65,7 @@ class BinnedData:
     w: np.ndarray            # float64 weights
     n_stats: int             # n_classes, or 3 for regression
     n_out: int               # n_classes, or 1 for regression
+    scratch: np.ndarray = None  # float64 (n,), per-sample work space of the surrogate search
 
     @property
     def is_regression(self):
@@ -246,27 +247,26 @@ def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
         return 0
     sidx = idx[known]
     sw = wi[known]
-    direction = np.zeros(data.codes.shape[0])
+    if data.scratch is None:
+        data.scratch = np.zeros(data.codes.shape[0])
+    direction = data.scratch  # only the entries of sidx are read
     direction[sidx] = branch[known]
-    found = []
-    for g in range(data.codes.shape[1]):
-        if g == f:
-            continue
-        values = data.bin_values[data.bin_offsets[g]:data.bin_offsets[g + 1]]
-        agree, majority, kind, b, thr, flip = best_surrogate(
-            data.codes[:, g], sidx, sw, direction, int(data.n_bins[g]), bool(data.is_cat[g]),
-            values)
-        if b >= 0 and agree > majority + TIE_EPS:  # better than "go with the majority"
-            found.append((-agree, g, kind, b, thr, flip, agree))
+    agree, majority, kinds, where, thrs, flips = all_surrogates(
+        data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets, f, sidx,
+        sw, direction)
+    # Keep those better than "go with the majority", best agreement first, ties by column.
+    found = [(-agree[g], g, int(kinds[g]), int(where[g]), float(thrs[g]), int(flips[g]),
+              float(agree[g]))
+             for g in np.flatnonzero((where >= 0) & (agree > majority + TIE_EPS))]
     found.sort(key=lambda r: (r[0], r[1]))
-    for _, g, kind, b, thr, flip, agree in found[:cfg.max_surrogate]:
+    for _, g, kind, b, thr, flip, agreement in found[:cfg.max_surrogate]:
         fl = tree.flat
         fl["sur_feature"].append(g)
         fl["sur_kind"].append(kind)
         fl["sur_threshold"].append(thr)
         fl["sur_category"].append(b if kind == CAT_BINARY else -1)
         fl["sur_flip"].append(flip)
-        fl["sur_agreement"].append(agree)
+        fl["sur_agreement"].append(agreement)
         # Fit-time routing compares bins; keep the last left bin of numeric surrogates.
         fl.setdefault("_sur_bin", []).append(b)
     return min(len(found), cfg.max_surrogate)

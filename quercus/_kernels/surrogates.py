@@ -61,3 +61,33 @@ def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, values):
         return best / total, majority, CAT_BINARY, bins[best_b], 0.0, best_flip
     thr = midpoint(values[bins[best_b]], values[bins[best_b + 1]])
     return best / total, majority, NUMERIC, bins[best_b], thr, best_flip
+
+
+@njit(cache=True, nogil=True)
+def all_surrogates(codes, n_bins, is_cat, bin_values, bin_offsets, primary, idx, wi,
+                   direction):
+    """:func:`best_surrogate` for every attribute but ``primary``, in one call.
+
+    Returns per-feature arrays (agreement, majority, kind, bin_or_category, threshold,
+    flip); the primary's entries have agreement -1.
+    """
+    p = codes.shape[1]
+    agree = np.full(p, -1.0)
+    majority = np.zeros(p)
+    kind = np.zeros(p, dtype=np.int8)
+    where = np.full(p, -1, dtype=np.int64)
+    thr = np.zeros(p)
+    flip = np.zeros(p, dtype=np.int8)
+    for g in range(p):
+        if g == primary:
+            continue
+        values = bin_values[bin_offsets[g]:bin_offsets[g + 1]]
+        a, m, k, b, t, fl = best_surrogate(codes[:, g], idx, wi, direction, n_bins[g],
+                                           is_cat[g], values)
+        agree[g] = a
+        majority[g] = m
+        kind[g] = k
+        where[g] = b
+        thr[g] = t
+        flip[g] = fl
+    return agree, majority, kind, where, thr, flip
