@@ -4,6 +4,10 @@ Inputs are random but reproducible (numpy generators with fixed seeds, and hypot
 weighted samples with non-integer weights, numeric features with tied values, categorical
 features, both criteria, multiway and one-vs-rest categorical splits, min_samples_leaf > 1,
 and both paths of the histogram (dense, and sorted when n_bins > 4 * m + 256).
+
+Kernel conventions: ``y`` is float64 (class codes as floats), ``y2`` is passed as ``y`` for
+classification, ``n_stats`` is the number of classes, and ``wi`` is the weight of each entry
+of ``idx`` at the node. Regression and missing values: test_regression_and_missing_vs_naive.py.
 """
 
 import importlib.util
@@ -18,7 +22,8 @@ from hypothesis import strategies as st
 from quercus import C45Classifier, CARTClassifier, ID3Classifier, export_dict
 from quercus._kernels.criteria import ENTROPY, GINI, impurity, split_scores
 from quercus._kernels.histograms import feature_histogram
-from quercus._kernels.splits import CAT_BINARY, MULTIWAY, NUMERIC, search_node
+from quercus._kernels.splits import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, FRACTIONAL,
+                                     MULTIWAY, NUMERIC, search_node)
 
 # pytest runs with --import-mode=importlib, so tests/ is not on sys.path: load naive.py by path.
 _spec = importlib.util.spec_from_file_location(
@@ -138,13 +143,17 @@ def test_split_scores_empty_branches_add_nothing():
 
 # ============================================================================ histograms
 def _check_histogram(codes, idx, y, w, n_bins, n_classes):
-    bins, counts, n = feature_histogram(codes, idx, y, w, n_bins, n_classes)
-    n_bins_want, n_counts_want, n_want = naive.histogram(codes, idx, y, w, n_classes)
-    assert bins.tolist() == n_bins_want
-    assert n.tolist() == n_want
-    assert counts.shape == (len(n_bins_want), n_classes)
-    np.testing.assert_allclose(counts, np.array(n_counts_want).reshape(counts.shape),
-                               rtol=1e-12, atol=1e-12)
+    """``w`` is per sample; the kernel and the reference get the per-entry ``w[idx]``."""
+    wi = w[idx]
+    yf = y.astype(np.float64)
+    n_bins_want, n_counts_want, n_want = naive.histogram(codes, idx, wi, y, n_classes)
+    for crit in (ENTROPY, GINI):  # both classify by class
+        bins, counts, n = feature_histogram(codes, idx, wi, yf, yf, n_bins, n_classes, crit)
+        assert bins.tolist() == n_bins_want
+        assert n.tolist() == n_want
+        assert counts.shape == (len(n_bins_want), n_classes)
+        np.testing.assert_allclose(counts, np.array(n_counts_want).reshape(counts.shape),
+                                   rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("path", ["dense", "sort"])
@@ -176,7 +185,8 @@ def test_feature_histogram_sort_path_keeps_extreme_bins():
     w = np.array([0.5, 1.25, 2.0, 0.75, 3.0])
     assert 1000 > 4 * 5 + 256
     _check_histogram(codes, idx, y, w, 1000, 2)
-    bins, counts, n = feature_histogram(codes, idx, y, w, 1000, 2)
+    yf = y.astype(np.float64)
+    bins, counts, n = feature_histogram(codes, idx, w[idx], yf, yf, 1000, 2, GINI)
     assert bins.tolist() == [0, 500, 999]
     # bin 0: rows 1 (class 1, 1.25) and 3 (class 0, 0.75); bin 500: row 2 (class 1, 2.0);
     # bin 999: rows 0 (class 0, 0.5) and 4 (class 1, 3.0)
@@ -185,36 +195,7 @@ def test_feature_histogram_sort_path_keeps_extreme_bins():
 
 
 # ============================================================================ search_node
-def encode(df, categorical, extra_categories=0):
-    """Kernel inputs built here, independently of quercus._prepare.
-
-    Categorical: codes in order of first appearance, plus ``extra_categories`` categories
-    that never occur. Numeric: one bin per distinct value, ascending.
-    """
-    n, p = df.shape
-    codes = np.empty((n, p), dtype=np.int32, order="F")
-    n_bins = np.zeros(p, dtype=np.int64)
-    is_cat = np.zeros(p, dtype=np.bool_)
-    values = []
-    categories = {}
-    for j, col in enumerate(df.columns):
-        vals = df[col].tolist()
-        if col in categorical:
-            cats = naive.first_appearance(vals) + [f"unseen{i}" for i in range(extra_categories)]
-            categories[col] = cats
-            codes[:, j] = [cats.index(v) for v in vals]
-            n_bins[j] = len(cats)
-            is_cat[j] = True
-            values.append(np.zeros(0))
-        else:
-            uniq = sorted(set(vals))
-            codes[:, j] = [uniq.index(v) for v in vals]
-            n_bins[j] = len(uniq)
-            values.append(np.array(uniq, dtype=np.float64))
-    offsets = np.zeros(p + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([len(v) for v in values])
-    flat = np.concatenate(values) if values else np.zeros(0)
-    return codes, n_bins, is_cat, flat, offsets, categories
+encode = naive.encode  # kernel inputs built independently of quercus._prepare
 
 
 def random_frame(rng, n, n_cat, n_num, n_classes):
@@ -240,11 +221,12 @@ def _check_search(df, y, categorical, w, idx, features, criterion, multiway, msl
                   extra_categories=0):
     codes, n_bins, is_cat, values, offsets, cats = encode(df, categorical, extra_categories)
     classes = sorted(set(y.tolist()))
-    y_codes = np.array([classes.index(v) for v in y], dtype=np.int32)
+    y_codes = np.array([classes.index(v) for v in y], dtype=np.float64)
     feats = np.array(features, dtype=np.int64)
-    found, kind, child, dec, info, split_bin, thr = search_node(
-        codes, n_bins, is_cat, values, offsets, feats, idx, y_codes, w, len(classes),
-        criterion, multiway, msl, mlw, np.full(len(feats), -1.0))
+    found, kind, child, dec, info, split_bin, thr, miss_dir, rho = search_node(
+        codes, n_bins, is_cat, values, offsets, feats, idx, w[idx], y_codes, y_codes,
+        len(classes), criterion, CAT_MULTIWAY if multiway else CAT_ONE_VS_REST, FRACTIONAL,
+        msl, mlw, np.full(len(feats), -1.0))
     node = df.iloc[idx]
     best = naive.node_best_splits(
         node, y[idx].tolist(), classes, sample_weight=w[idx].tolist(), criterion=criterion,
@@ -256,6 +238,7 @@ def _check_search(df, y, categorical, w, idx, features, criterion, multiway, msl
         want = best[name]
         where = f"feature {name!r}, node rows {idx.tolist()}, criterion {criterion}"
         assert bool(found[i]) == (want is not None), where
+        assert rho[i] == 1.0 and miss_dir[i] == -1, where  # nothing is missing here
         if want is None:
             continue
         assert kind[i] == KIND_CODE[want.kind], where
@@ -324,9 +307,9 @@ def test_search_node_numeric_tie_goes_to_smallest_threshold():
     idx = np.arange(4, dtype=np.int64)
     for crit in (ENTROPY, GINI):
         codes, n_bins, is_cat, values, offsets, _ = encode(df, [])
-        out = search_node(codes, n_bins, is_cat, values, offsets, np.array([0]), idx,
-                          np.array([0, 1, 1, 0], dtype=np.int32), w, 2, crit, True, 1, 0.0,
-                          np.full(1, -1.0))
+        yf = np.array([0.0, 1.0, 1.0, 0.0])
+        out = search_node(codes, n_bins, is_cat, values, offsets, np.array([0]), idx, w[idx],
+                          yf, yf, 2, crit, CAT_MULTIWAY, FRACTIONAL, 1, 0.0, np.full(1, -1.0))
         assert out[6][0] == 1.5
         _check_search(df, y, [], w, idx, [0], crit, True, 1, 0.0)
 
