@@ -1,14 +1,16 @@
 """Estimators: a thin validated layer over the grower and the kernels."""
 
 import numpy as np
+import pandas as pd
 from scipy.sparse import csr_matrix
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _prepare
-from ._grower import MISSING_CODES, BinnedData, GrowConfig, criterion_code, grow
+from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, criterion_code, grow
 from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree
 from ._kernels.splits import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, LEAF
 from ._params import REGRESSOR_PARAMS, TREE_PARAMS, resolve_counts
@@ -31,7 +33,7 @@ class _BaseTree(BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
-    def _fit(self, X, y, sample_weight):
+    def _fit(self, X, y, sample_weight, eval_set=None):
         self._validate_params()
         X = _prepare.as_2d(X, min_samples=2)
         validate_data(self, X, reset=True, skip_check_array=True)
@@ -39,35 +41,38 @@ class _BaseTree(BaseEstimator):
         n, p = X_enc.shape
         if self._is_regressor:
             y_enc = _prepare.encode_regression_target(y, n, self.criterion)
-            priority = None
+            classes = None
         else:
-            classes, y_enc, priority = _prepare.encode_target(y, n)
-        w = _prepare.check_weights(sample_weight, X_enc)
+            classes, y_enc, _ = _prepare.encode_target(y, n)
+            self.classes_ = classes
+            self.n_classes_ = len(classes)
+        self.schema_ = schema
+        w_user = _prepare.check_weights(sample_weight, X_enc)
+        w = w_user
         if not self._is_regressor and self.class_weight is not None:
             w = w * compute_sample_weight(self.class_weight, classes[y_enc])
-        mss, msl, mf = resolve_counts(self, n, p)
+        w_all = w
+        needs_validation = self.pruning in ("pre", "reduced_error")
+        if eval_set is not None and not needs_validation:
+            raise ValueError(f"eval_set is used by pruning='pre' and 'reduced_error'; "
+                             f"got pruning={self.pruning!r}.")
+        val = None
+        if needs_validation:
+            if eval_set is not None:
+                val = self._encode_eval_set(eval_set)
+            else:
+                X_enc, y_enc, w, val = self._hold_out(X_enc, y_enc, w)
         positive = w > 0
-        if not positive.all():
-            # As in scikit-learn, a sample of weight zero is dropped before growing: it takes
-            # no part in the thresholds, the class counts or the min_samples_* counts, so a
-            # zero weight is exactly the same as removing the row (and an integer weight k
-            # the same as k copies of it). classes_ and the schema still come from all rows;
-            # the class tie-break order (first appearance) from the rows kept.
-            X_enc, y_enc, w = X_enc[positive], y_enc[positive], w[positive]
-            if not self._is_regressor:
-                priority = _prepare.class_priority(y_enc, len(classes))
-        codes, n_bins, bin_values, bin_offsets = _prepare.bin_numeric(
-            X_enc, schema.is_categorical, schema.categories)
-        y_f = np.asarray(y_enc, dtype=np.float64)
-        if self._is_regressor:
-            y2 = (np.where(y_f > 0, y_f * np.log(np.where(y_f > 0, y_f, 1.0)), 0.0)
-                  if self.criterion == "poisson" else y_f * y_f)
-            n_stats, n_out = 3, 1
-        else:
-            y2 = y_f
-            n_stats = n_out = len(classes)
-        data = BinnedData(codes, n_bins, schema.is_categorical.copy(), bin_values,
-                          bin_offsets, y_f, y2, w, n_stats, n_out)
+        # As in scikit-learn, a sample of weight zero is dropped before growing: it takes no
+        # part in the thresholds, the class counts or the min_samples_* counts, so a zero
+        # weight is exactly the same as removing the row (and an integer weight k the same as
+        # k copies of it). classes_ and the schema still come from all rows; the class
+        # tie-break order (first appearance) from the rows kept.
+        X_enc, y_enc, w = X_enc[positive], y_enc[positive], w[positive]
+        if not self._is_regressor:
+            self._class_priority = _prepare.class_priority(y_enc, len(classes))
+        mss, msl, mf = resolve_counts(self, n, p)
+        data = self._binned(X_enc, y_enc, w, schema)
         cfg = GrowConfig(
             criterion=criterion_code(self.criterion),
             gain_ratio=self.criterion == "gain_ratio",
@@ -78,16 +83,101 @@ class _BaseTree(BaseEstimator):
             max_depth=self.max_depth if self.max_depth is not None else np.iinfo(np.int32).max,
             min_samples_split=mss, min_samples_leaf=msl,
             min_weight_leaf=float(self.min_weight_fraction_leaf) * float(w.sum()),
-            min_impurity_decrease=float(self.min_impurity_decrease), max_features=mf)
+            min_impurity_decrease=float(self.min_impurity_decrease), max_features=mf,
+            pre_prune=self.pruning == "pre", strict=bool(self.strict_improvement),
+            priority=None if self._is_regressor else self._class_priority)
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
-        self.tree_ = grow(data, cfg, rng)
-        if not self._is_regressor:
-            self.classes_ = classes
-            self.n_classes_ = len(classes)
-            self._class_priority = priority
-        self.schema_ = schema
+        self.tree_ = grow(data, cfg, rng, val)
+        self.pruning_report_ = []
+        self._post_prune(X, y, X_enc, y_enc, w, val, (w_user, w_all))
         self._explain_data = data if n * p <= _EXPLAIN_CACHE_CELLS else None
         return self
+
+    def _binned(self, X_enc, y_enc, w, schema):
+        codes, n_bins, bin_values, bin_offsets = _prepare.bin_numeric(
+            X_enc, schema.is_categorical, schema.categories)
+        y_f = np.asarray(y_enc, dtype=np.float64)
+        if self._is_regressor:
+            y2 = (np.where(y_f > 0, y_f * np.log(np.where(y_f > 0, y_f, 1.0)), 0.0)
+                  if self.criterion == "poisson" else y_f * y_f)
+            n_stats, n_out = 3, 1
+        else:
+            y2 = y_f
+            n_stats = n_out = len(self.classes_)
+        return BinnedData(codes, n_bins, schema.is_categorical.copy(), bin_values,
+                          bin_offsets, y_f, y2, w, n_stats, n_out)
+
+    def _encode_targets(self, y, n):
+        if self._is_regressor:
+            return _prepare.encode_regression_target(y, n, self.criterion)
+        y = np.asarray(y, dtype=object).ravel()
+        codes = pd.Index(self.classes_).get_indexer(y)
+        if (codes < 0).any():
+            bad = y[np.flatnonzero(codes < 0)[0]]
+            raise ValueError(f"eval_set: label {bad!r} is not one of the training classes "
+                             f"{list(self.classes_)}.")
+        return codes
+
+    def _encode_eval_set(self, eval_set):
+        """(X_val, y_val) or (X_val, y_val, w_val) -> Validation."""
+        if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
+            raise ValueError("eval_set must be a tuple (X_val, y_val) or "
+                             "(X_val, y_val, sample_weight_val).")
+        X_val = _prepare.as_2d(eval_set[0], what="eval_set X")
+        X_val_enc = _prepare.encode(X_val, self.schema_)
+        y_val = self._encode_targets(eval_set[1], X_val_enc.shape[0])
+        if len(y_val) != X_val_enc.shape[0]:
+            raise ValueError(f"eval_set: X has {X_val_enc.shape[0]} rows but y has "
+                             f"{len(y_val)}.")
+        w_val = _prepare.check_weights(eval_set[2] if len(eval_set) == 3 else None,
+                                       X_val_enc)
+        return Validation(X_val_enc, np.asarray(y_val, dtype=np.float64), w_val)
+
+    def _hold_out(self, X_enc, y_enc, w):
+        """An internal validation split of ``validation_fraction`` (seeded by
+        ``random_state``; stratified for classifiers when every class allows it)."""
+        n = X_enc.shape[0]
+        strat = None
+        if not self._is_regressor and np.bincount(y_enc).min() >= 2:
+            strat = y_enc
+        train, test = train_test_split(np.arange(n), test_size=self.validation_fraction,
+                                       random_state=check_random_state(self.random_state)
+                                       .randint(2**31), stratify=strat)
+        if train.size < 2 or test.size < 1:
+            raise ValueError(f"validation_fraction={self.validation_fraction} leaves too "
+                             f"few rows to train ({train.size}) or validate ({test.size}).")
+        val = Validation(X_enc[test], np.asarray(y_enc[test], dtype=np.float64), w[test])
+        return X_enc[train], y_enc[train], w[train], val
+
+    def _post_prune(self, X, y, X_enc, y_enc, w, val, all_weights):
+        from . import _pruning
+        method = self.pruning
+        tree = self.tree_
+        report = []
+        if method == "reduced_error":
+            stats = _pruning.node_stats(self, tree, val.X, val.y, val.w)
+            tree, report = _pruning.reduced_error(self, tree, stats,
+                                                  bool(self.strict_improvement))
+        elif method == "pessimistic":
+            if self._is_regressor:
+                raise ValueError("pruning='pessimistic' is C4.5's error-based pruning of "
+                                 "classifiers; for a regressor use 'cost_complexity' or "
+                                 "'reduced_error'.")
+            tree, report = _pruning.pessimistic(self, tree, X_enc, y_enc, w,
+                                                float(self.confidence_factor),
+                                                bool(self.subtree_raising))
+        alpha = float(self.ccp_alpha)
+        if method == "cost_complexity" and alpha == 0.0:
+            self.cp_table_ = _pruning.complexity_table(
+                self, tree, X, y, *all_weights, self.ccp_loss, self.cv,
+                check_random_state(self.random_state).randint(2**31))
+            alpha = _pruning.choose_alpha(self.cp_table_, self.cv_rule)
+        if alpha > 0.0:
+            tree, more = _pruning.prune_at_alpha(self, tree, alpha, self.ccp_loss)
+            report += more
+            self.ccp_alpha_ = alpha
+        self.tree_ = _pruning.compact(tree)[0] if report else tree
+        self.pruning_report_ = report
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -310,7 +400,9 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
                  min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None,
                  categorical_features=None,
                  missing_strategy="learned", max_surrogate=5, class_weight=None,
-                 random_state=None):
+                 pruning=None, validation_fraction=0.25, strict_improvement=True,
+                 confidence_factor=0.25, subtree_raising=True, ccp_alpha=0.0,
+                 ccp_loss="impurity", cv=10, cv_rule="1se", random_state=None):
         self.criterion = criterion
         self.categorical_split = categorical_split
         self.splitter = splitter
@@ -324,9 +416,18 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         self.missing_strategy = missing_strategy
         self.max_surrogate = max_surrogate
         self.class_weight = class_weight
+        self.pruning = pruning
+        self.validation_fraction = validation_fraction
+        self.strict_improvement = strict_improvement
+        self.confidence_factor = confidence_factor
+        self.subtree_raising = subtree_raising
+        self.ccp_alpha = ccp_alpha
+        self.ccp_loss = ccp_loss
+        self.cv = cv
+        self.cv_rule = cv_rule
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None):
         """Grow the tree on ``X`` (array or DataFrame) and labels ``y``.
 
         Parameters
@@ -337,6 +438,9 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; a weight of 2 counts as two copies of the sample, and a
             weight of 0 is the same as leaving the sample out.
+        eval_set : tuple (X_val, y_val) or (X_val, y_val, sample_weight_val), default=None
+            Validation data for ``pruning="pre"`` and ``"reduced_error"``; without it a
+            ``validation_fraction`` of the training rows is held out.
 
         Returns
         -------
@@ -350,7 +454,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         >>> CARTClassifier().fit(X, y).get_n_leaves()
         6
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, eval_set)
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class distribution of the node reached.
@@ -464,7 +568,10 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
                  splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None,
                  categorical_features=None,
-                 missing_strategy="learned", max_surrogate=5, random_state=None):
+                 missing_strategy="learned", max_surrogate=5, pruning=None,
+                 validation_fraction=0.25, strict_improvement=True, confidence_factor=0.25,
+                 subtree_raising=True, ccp_alpha=0.0, ccp_loss="impurity", cv=10,
+                 cv_rule="1se", random_state=None):
         self.criterion = criterion
         self.categorical_split = categorical_split
         self.splitter = splitter
@@ -477,9 +584,18 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         self.categorical_features = categorical_features
         self.missing_strategy = missing_strategy
         self.max_surrogate = max_surrogate
+        self.pruning = pruning
+        self.validation_fraction = validation_fraction
+        self.strict_improvement = strict_improvement
+        self.confidence_factor = confidence_factor
+        self.subtree_raising = subtree_raising
+        self.ccp_alpha = ccp_alpha
+        self.ccp_loss = ccp_loss
+        self.cv = cv
+        self.cv_rule = cv_rule
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None):
         """Grow the regression tree on ``X`` and numeric targets ``y``.
 
         Parameters
@@ -488,6 +604,8 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
             Missing values (NaN, None, pd.NA) are allowed in any attribute.
         y : array-like of shape (n_samples,), finite numbers (>= 0 for "poisson")
         sample_weight : array-like of shape (n_samples,), default=None
+        eval_set : tuple (X_val, y_val) or (X_val, y_val, sample_weight_val), default=None
+            Validation data for ``pruning="pre"`` and ``"reduced_error"``.
 
         Returns
         -------
@@ -501,7 +619,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         >>> CARTRegressor(max_depth=2).fit(X[["密度"]], X["含糖率"]).get_n_leaves()
         4
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, eval_set)
 
     def predict(self, X):
         """Predicted target: the value (mean or median) of the leaf reached.
@@ -560,9 +678,11 @@ ID3Classifier = _preset(
 C45Classifier = _preset(
     DecisionTreeClassifier, "C45Classifier",
     "C4.5: gain ratio among the attributes with at least average gain, multiway "
-    "categorical splits, binary numeric thresholds, fractional missing values.",
+    "categorical splits, binary numeric thresholds, fractional missing values, and C4.5's "
+    "pessimistic (error-based) pruning as in Weka's J48; ``pruning=None`` gives the book's "
+    "unpruned tree.",
     {"criterion": "gain_ratio", "categorical_split": "multiway",
-     "missing_strategy": "fractional"})
+     "missing_strategy": "fractional", "pruning": "pessimistic"})
 CARTClassifier = _preset(
     DecisionTreeClassifier, "CARTClassifier",
     "CART: Gini index, binary splits (``a == v`` / ``a != v`` for categorical attributes, "

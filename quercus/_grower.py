@@ -44,6 +44,9 @@ class GrowConfig:
     min_weight_leaf: float
     min_impurity_decrease: float
     max_features: int
+    pre_prune: bool = False      # the book's section 4.3.1, on ``validation``
+    strict: bool = True          # pre-pruning splits only on a strict improvement
+    priority: np.ndarray = None  # class tie-break order (first appearance)
 
 
 def criterion_code(name):
@@ -95,9 +98,20 @@ def weighted_median(values, weights):
     return float(v[k])
 
 
-def grow(data, cfg, rng):
+@dataclass
+class Validation:
+    """Held-out rows for pre-pruning: encoded X (NaN missing), targets, weights."""
+
+    X: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+
+
+def grow(data, cfg, rng, validation=None):
     """Grow a tree on ``data`` with ``cfg``; ``rng`` is a numpy Generator (max_features,
-    random splitter). Returns :class:`TreeArrays`."""
+    random splitter). With ``cfg.pre_prune``, a node is split only when the split lowers the
+    error on ``validation`` (strictly, unless ``cfg.strict`` is False). Returns
+    :class:`TreeArrays`."""
     n, p = data.codes.shape
     tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)
@@ -106,9 +120,12 @@ def grow(data, cfg, rng):
     stats0 = _stats(data, idx0, w0)
     total_w = float(w0.sum())
     all_features = np.arange(p, dtype=np.int64)
-    stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool))]
+    val0 = None
+    if cfg.pre_prune:
+        val0 = (np.arange(validation.X.shape[0]), validation.w.astype(np.float64))
+    stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0)]
     while stack:
-        node, idx, wi, stats, used = stack.pop()
+        node, idx, wi, stats, used, val = stack.pop()
         value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
         tree["value"][node] = value
         tree["impurity"][node] = imp
@@ -145,9 +162,81 @@ def grow(data, cfg, rng):
             continue
         f = int(features[best])
         k = int(kind[best])
+        mark = (tree.count, len(stack), {k_: len(v) for k_, v in tree.flat.items()})
         _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, int(split_bin[best]),
-                    float(thr[best]), int(miss_dir[best]), float(rho[best]), depth)
+                    float(thr[best]), int(miss_dir[best]), float(rho[best]), depth, val,
+                    validation)
+        if val is not None and not _split_pays_on_validation(data, cfg, tree, node, val,
+                                                             validation):
+            _undo_split(tree, stack, node, mark)
     return tree.freeze()
+
+
+def _label_error(data, cfg, value, y, w):
+    """Validation error of predicting with a node's ``value``: misclassified weight, or
+    squared error."""
+    if data.is_regression:
+        return float(np.sum(w * (y - value[0]) ** 2))
+    total = value.sum()
+    dist = value / total if total > 0 else value
+    top = dist.max()
+    tied = np.flatnonzero(dist >= top - 1e-12 * max(top, 1.0))
+    label = tied[np.argmin(cfg.priority[tied])]
+    return float(np.sum(w[y != label]))
+
+
+def _split_pays_on_validation(data, cfg, tree, node, val, validation):
+    """The book's pre-pruning test: does splitting ``node`` lower the validation error?"""
+    rows, wv = val
+    yv = validation.y[rows]
+    leaf_err = _label_error(data, cfg, tree["value"][node], yv, wv)
+    shares = _validation_shares(tree, node, validation.X[rows], wv)
+    first = int(tree["first_child"][node])
+    split_err = 0.0
+    for c in range(shares.shape[1]):
+        split_err += _label_error(data, cfg, tree["value"][first + c], yv, shares[:, c])
+    stopped = shares.sum(axis=1) <= 0  # unseen categories stop here, predicted by the node
+    split_err += _label_error(data, cfg, tree["value"][node], yv[stopped], wv[stopped])
+    if cfg.strict:
+        return split_err < leaf_err - 1e-9
+    return split_err <= leaf_err + 1e-9
+
+
+def _validation_shares(tree, node, Xv, wv):
+    """Weight of each validation row going to each child of the node just split."""
+    from ._kernels.predict import child_shares
+    a = tree
+    fl = tree.flat
+    s0, ns = int(a["sur_start"][node]), int(a["sur_count"][node])
+    c0 = int(a["cat_map_start"][node])
+    cat_map = np.asarray(fl["cat_map"][c0:], dtype=np.int64) if c0 >= 0 else np.zeros(1, np.int64)
+    sur = [np.asarray(fl[k][s0:s0 + ns], dtype=dt) for k, dt in
+           (("sur_feature", np.int64), ("sur_kind", np.int8), ("sur_threshold", np.float64),
+            ("sur_category", np.int64), ("sur_flip", np.int8))]
+    # Point the node at the local copies of its flat entries for this one call.
+    a["sur_start"][node] = 0
+    a["cat_map_start"][node] = 0 if c0 >= 0 else -1
+    try:
+        args = (a["kind"], a["feature"], a["threshold"], a["category"], a["first_child"],
+                a["n_children"], a["missing_mode"], a["missing_child"], a["cat_map_start"],
+                cat_map, a["sur_start"], a["sur_count"], *sur)
+        return child_shares(Xv, wv, args, a["weighted_n_node_samples"], node)
+    finally:
+        a["sur_start"][node] = s0
+        a["cat_map_start"][node] = c0
+
+
+def _undo_split(tree, stack, node, mark):
+    """Turn ``node`` back into a leaf: drop its children and their pending work."""
+    count, depth_of_stack, flat_lengths = mark
+    del stack[depth_of_stack:]
+    tree.count = count
+    for k_, n_ in flat_lengths.items():
+        del tree.flat[k_][n_:]
+    for name, default in (("kind", 0), ("feature", -1), ("threshold", 0.0), ("category", -1),
+                          ("first_child", -1), ("n_children", 0), ("missing_child", -1),
+                          ("sur_count", 0), ("rho", 1.0), ("cat_map_start", -1)):
+        tree[name][node] = default
 
 
 def _stats(data, idx, wi):
@@ -157,7 +246,7 @@ def _stats(data, idx, wi):
 
 
 def _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, split_bin, thr, miss_dir,
-                rho, depth):
+                rho, depth, val=None, validation=None):
     nbf = int(data.n_bins[f])
     n_children = nbf if k == MULTIWAY else 2
     cat_map = np.zeros(1, dtype=np.int64)
@@ -203,12 +292,26 @@ def _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, split_bin, th
         child_used = used.copy()
         child_used[f] = True
     parent_value = tree["value"][node].copy()
+    child_val = [None] * n_children
+    if val is not None:
+        for c in range(n_children):
+            s, e = offsets[c], offsets[c + 1]
+            tree["weighted_n_node_samples"][first + c] = child_w[s:e].sum()
+            if e > s and child_w[s:e].sum() > 0:
+                tree["value"][first + c] = node_value_and_impurity(
+                    data, cfg, child_idx[s:e], child_w[s:e], child_stats[c])[0]
+            else:
+                tree["value"][first + c] = parent_value
+        shares = _validation_shares(tree, node, validation.X[val[0]], val[1])
+        child_val = [(val[0][shares[:, c] > 0], shares[shares[:, c] > 0, c])
+                     for c in range(n_children)]
     # Push in reverse so the first child is grown first (depth-first, deterministic).
     for c in range(n_children - 1, -1, -1):
         cid = first + c
         s, e = offsets[c], offsets[c + 1]
         if e > s and child_w[s:e].sum() > 0:
-            stack.append((cid, child_idx[s:e], child_w[s:e], child_stats[c], child_used))
+            stack.append((cid, child_idx[s:e], child_w[s:e], child_stats[c], child_used,
+                          child_val[c]))
         else:
             # An empty branch (or one of zero weight) is a leaf predicting as its parent.
             tree["value"][cid] = parent_value

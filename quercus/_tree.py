@@ -151,6 +151,8 @@ class TreeBuilder:
         first = self.count
         a = self._arrays
         sl = slice(first, first + n_new)
+        for arr in a.values():  # slots can be reused after an undone split
+            arr[sl] = 0
         a["kind"][sl] = LEAF
         a["feature"][sl] = -1
         a["category"][sl] = -1

@@ -9,9 +9,14 @@ Conventions
 - A *class-count vector* is a list of non-negative (possibly non-integer) weights, one per
   class. A *partition* is a list of class-count vectors, one per branch.
 - Entropy is in bits. Empty vectors (total weight 0) have impurity 0 and contribute nothing.
-- Criterion codes match quercus's kernels: ENTROPY = 0, GINI = 1.
+- Criterion codes match quercus's kernels: ENTROPY = 0, GINI = 1, SQUARED_ERROR = 2,
+  POISSON = 3; missing-value modes FRACTIONAL = 0, SURROGATE = 1, LEARNED = 2.
+- Regression impurities and everything below "one feature, with missing values" work on the
+  samples themselves (targets or labels, and weights), from the definitions, never from
+  running sums. A missing value is None or NaN.
 - A split is a candidate only if it sends samples to at least two branches (a categorical
-  attribute that is constant at a node is not a candidate); with ``min_samples_leaf`` every
+  attribute that is constant at a node is not a candidate, unless LEARNED can send the
+  node's missing values to the other branch); with ``min_samples_leaf`` every
   non-empty branch must hold at least that many samples and with ``min_weight_leaf`` at least
   that much weight (a one-vs-rest split has two branches, both must be non-empty).
 """
@@ -583,7 +588,7 @@ def candidate_splits(values, ys, ws, *, categorical, cat_mode, categories, learn
     if cat_mode == "subsets":
         lefts = []
         k = len(present)
-        for mask in range(1, 2 ** (k - 1)):  # the last category always on the right
+        for mask in range(1, 2 ** max(k - 1, 0)):  # the last category always on the right
             lefts.append(tuple(c for i, c in enumerate(present) if mask >> i & 1))
     else:  # "sorted"
         means = category_means(values, ys, ws, present)
@@ -871,3 +876,36 @@ def predict_fractional_proba(tree, row):
     else:
         b = tree.categories.index(x)
     return predict_fractional_proba(tree.children[b], row)
+
+
+# ============================================================================= histograms
+# with regression stats, and the fractional copies of C4.5's missing-value rule
+def regression_histogram(codes, idx, wi, ys, y2s):
+    """Per-bin regression stats [sum w, sum w*y, sum w*y2] and sample counts of ``idx``."""
+    stats = {}
+    n = {}
+    for s, wt in zip(idx, wi):
+        b = int(codes[s])
+        if b not in stats:
+            stats[b] = [0.0, 0.0, 0.0]
+            n[b] = 0
+        stats[b][0] += wt
+        stats[b][1] += wt * ys[s]
+        stats[b][2] += wt * y2s[s]
+        n[b] += 1
+    bins = sorted(stats)
+    return bins, [stats[b] for b in bins], [n[b] for b in bins]
+
+
+def scatter(idx, wi, branch, n_children, shares):
+    """Children's (sample, weight) lists: a sample with branch b >= 0 goes to child b; one
+    with branch -1 (missing) to every child c of positive share, with weight wi * share."""
+    out = [[] for _ in range(n_children)]
+    for s, w, b in zip(idx, wi, branch):
+        if b >= 0:
+            out[b].append((s, w))
+        else:
+            for c in range(n_children):
+                if shares[c] > 0:
+                    out[c].append((s, w * shares[c]))
+    return out

@@ -19,7 +19,8 @@ GOLDEN = Path(__file__).parent / "golden"
 CASES = {
     "id3_watermelon_2_0": lambda: ID3Classifier().fit(*load_watermelon("2.0")),
     "cart_watermelon_2_0": lambda: CARTClassifier().fit(*load_watermelon("2.0")),
-    "c45_watermelon_3_0": lambda: C45Classifier().fit(*load_watermelon("3.0")),
+    "c45_watermelon_3_0": lambda: C45Classifier(pruning=None).fit(*load_watermelon("3.0")),
+    "c45_pruned_golf": lambda: C45Classifier().fit(*load_golf()),
     "cart_golf": lambda: CARTClassifier().fit(*load_golf()),
     # Missing values: C4.5's fractional rule (the book's figure 4.9) and rpart's surrogates.
     "id3_watermelon_2_0alpha": lambda: ID3Classifier().fit(*load_watermelon("2.0alpha")),

@@ -370,7 +370,7 @@ def test_fitted_trees_equal_naive_builder(name):
                 X_new = X_new[X_new[c].isin(set(df[c]))]
         w = None if trial % 3 else np.round(rng.uniform(0.2, 2.5, size=n), 3)
         msl = 1 if trial % 4 else 2
-        _compare_trees(make(), df, y, criterion, split, w, msl, X_new)
+        _compare_trees(make(pruning=None), df, y, criterion, split, w, msl, X_new)
 
 
 def test_fitted_tree_with_a_subnormal_weight_equals_naive():
@@ -379,7 +379,7 @@ def test_fitted_tree_with_a_subnormal_weight_equals_naive():
     y = np.array(["a", "a", "b", "a"], dtype=object)
     w = np.array([1.0, 1.0, 5e-324, 1.0])
     for est, crit, split in ((ID3Classifier(), "entropy", "multiway"),
-                             (C45Classifier(), "gain_ratio", "multiway")):
+                             (C45Classifier(pruning=None), "gain_ratio", "multiway")):
         _compare_trees(est, df, y, crit, split, w, 1, df)
 
 
@@ -403,6 +403,6 @@ def test_fitted_tree_on_ties_and_identical_rows_equals_naive():
     y = np.array(list("babaabab"), dtype=object)
     for est, crit, split in ((ID3Classifier(), "entropy", "multiway"),
                              (CARTClassifier(), "gini", "binary"),
-                             (C45Classifier(), "gain_ratio", "multiway")):
+                             (C45Classifier(pruning=None), "gain_ratio", "multiway")):
         _compare_trees(est, df, y, crit, split, None, 1, df)
         assert est.predict(df.iloc[:1]).tolist() == ["b"]  # x, 1.0: 2 a / 2 b -> b

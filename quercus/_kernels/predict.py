@@ -137,3 +137,76 @@ def path_lengths_and_nodes(X, t, max_len):
             pos += 1
         indptr[i + 1] = pos
     return indptr, buf[:pos]
+
+
+@njit(cache=True, nogil=True)
+def accumulate_node_stats(X, y, y2, w, t, weighted_n, n_stats, regression, start=0,
+                          count=False):
+    """Stats of the rows of ``X`` reaching every node (class weights, or regression sums
+    ``[w, w*y, w*y2]``), each row counted at every node of its path from ``start``; a row
+    spread over the branches by a missing value (C4.5) counts in each with the branch's share
+    of its weight. A row that stops early (unseen category) counts only down to there.
+    With ``count``, every visit adds 1 instead (the number of samples reaching a node)."""
+    kind = t[0]
+    first_child = t[4]
+    n_children = t[5]
+    n = X.shape[0]
+    n_nodes = kind.shape[0]
+    out = np.zeros((n_nodes, n_stats))
+    stack_node = np.empty(n_nodes, dtype=np.int64)
+    stack_w = np.empty(n_nodes)
+    for i in range(n):
+        stack_node[0] = start
+        stack_w[0] = w[i]
+        top = 1
+        while top > 0:
+            top -= 1
+            node = stack_node[top]
+            wt = stack_w[top]
+            while True:
+                if count:
+                    out[node, 0] += 1.0
+                elif regression:
+                    out[node, 0] += wt
+                    out[node, 1] += wt * y[i]
+                    out[node, 2] += wt * y2[i]
+                else:
+                    out[node, np.int64(y[i])] += wt
+                if kind[node] == LEAF:
+                    break
+                nxt = next_node(X[i], node, t)
+                if nxt == SPREAD:
+                    total = 0.0
+                    for c in range(first_child[node], first_child[node] + n_children[node]):
+                        total += weighted_n[c]
+                    for c in range(first_child[node], first_child[node] + n_children[node]):
+                        if weighted_n[c] > 0.0:
+                            stack_node[top] = c
+                            stack_w[top] = wt * weighted_n[c] / total
+                            top += 1
+                    break
+                if nxt < 0:
+                    break
+                node = nxt
+    return out
+
+
+@njit(cache=True, nogil=True)
+def child_shares(X, w, t, weighted_n, node):
+    """Weight of each row of ``X`` going to each child of ``node`` (columns in branch
+    order); a spread row is shared out, a stopping row goes nowhere."""
+    first_child = t[4]
+    n_children = t[5]
+    k = n_children[node]
+    out = np.zeros((X.shape[0], k))
+    total = 0.0
+    for c in range(k):
+        total += weighted_n[first_child[node] + c]
+    for i in range(X.shape[0]):
+        nxt = next_node(X[i], node, t)
+        if nxt == SPREAD:
+            for c in range(k):
+                out[i, c] = w[i] * weighted_n[first_child[node] + c] / total
+        elif nxt >= 0:
+            out[i, nxt - first_child[node]] = w[i]
+    return out

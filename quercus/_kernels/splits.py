@@ -295,7 +295,7 @@ def best_split_one_vs_rest(bins, counts, n, miss, n_miss, criterion, missing_mod
     """
     nb, n_stats = counts.shape
     best = (False, 0.0, -np.inf, 0.0, -1, -1)
-    if nb < 2:
+    if nb < 1 or (nb < 2 and not (missing_mode == 2 and n_miss > 0)):
         return best
     total = np.zeros(n_stats)
     total_n = 0
@@ -359,19 +359,20 @@ def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, m
     """
     nb = counts.shape[0]
     none = (False, 0.0, -np.inf, 0.0, -1, -1)
-    if nb < 2:
+    if nb < 1 or (nb < 2 and not (missing_mode == 2 and n_miss > 0)):
         return none
     order = category_order(counts, criterion)
     sc = counts[order]
     sn = n[order]
     lo_t, hi_t = 0, nb - 1
-    if u >= 0.0:
+    if u >= 0.0 and nb >= 2:
         lo_t = min(int(u * (nb - 1)), nb - 2)
         hi_t = lo_t + 1
     t, d = scan_ordered(sc, sn, miss, n_miss, criterion, missing_mode, min_leaf_n,
                         min_leaf_w, lo_t, hi_t)
-    if t < 0 or t == nb - 1:
+    if t < 0:
         return none
+    # t == nb - 1 is LEARNED's "every known category left, the missing ones right".
     left = _prefix(sc, t)
     right = _prefix(sc, nb - 1) - left
     child, dec, info = _final_scores(left, right, miss, n_miss, d, criterion, missing_mode)

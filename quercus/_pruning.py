@@ -1,0 +1,463 @@
+"""Post-pruning on the flat tree: reduced-error, pessimistic (C4.5), cost-complexity.
+
+Every method works on a copy of ``TreeArrays``: it marks internal nodes as leaves (their
+``value`` is already stored, so nothing is refitted), and :func:`compact` drops the nodes no
+longer reachable and renumbers the rest, siblings kept contiguous. Each method returns the
+new tree and a report: one record per pruned node with the errors that decided it.
+"""
+
+import numbers
+
+import numpy as np
+from scipy.stats import norm
+
+from ._kernels.predict import accumulate_node_stats, child_shares
+from ._kernels.splits import LEAF
+from ._tree import _FIELDS, TreeArrays
+
+_EPS = 1e-9
+
+
+# ---------------------------------------------------------------- structure
+def copy_tree(tree):
+    return TreeArrays(**{k: v.copy() for k, v in tree.__dict__.items()})
+
+
+def compact(tree):
+    """Drop unreachable nodes and renumber breadth-first (children contiguous, after their
+    parent). Returns (new tree, old index of each new node)."""
+    order = [0]
+    new_first = {}
+    i = 0
+    while i < len(order):
+        node = order[i]
+        if tree.kind[node] != LEAF:
+            new_first[node] = len(order)
+            order.extend(tree.children(node))
+        i += 1
+    old = np.asarray(order, dtype=np.int64)
+    new_of_old = np.full(tree.node_count, -1, dtype=np.int64)
+    new_of_old[old] = np.arange(old.size)
+    fields = {}
+    for name in _FIELDS:
+        fields[name] = getattr(tree, name)[old].copy()
+    fields["first_child"] = np.array([new_first.get(o, -1) for o in old], dtype=np.int64)
+    leaf = fields["kind"] == LEAF
+    fields["n_children"][leaf] = 0
+    fields["feature"][leaf] = -1
+    fields["threshold"][leaf] = 0.0
+    fields["category"][leaf] = -1
+    fields["sur_count"][leaf] = 0
+    parent_depth = {0: 0}
+    depth = np.zeros(old.size, dtype=np.int64)
+    for new, o in enumerate(old):
+        if fields["kind"][new] != LEAF:
+            s = fields["first_child"][new]
+            depth[s:s + fields["n_children"][new]] = depth[new] + 1
+    fields["depth"] = depth
+    flat = {k: getattr(tree, k).copy() for k in tree.__dict__ if k not in _FIELDS}
+    return TreeArrays(**fields, **flat), old
+
+
+def make_leaf(tree, node):
+    tree.kind[node] = LEAF
+
+
+def subtree_leaves(tree, node):
+    """Leaves under ``node`` in the current (partly pruned) tree."""
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if tree.kind[n] == LEAF:
+            out.append(n)
+        else:
+            stack.extend(tree.children(n))
+    return out
+
+
+def postorder(tree):
+    """Internal nodes, children before parents."""
+    out = []
+    stack = [(0, False)]
+    while stack:
+        n, done = stack.pop()
+        if tree.kind[n] == LEAF:
+            continue
+        if done:
+            out.append(n)
+        else:
+            stack.append((n, True))
+            stack.extend((c, False) for c in tree.children(n))
+    return out
+
+
+# ---------------------------------------------------------------- errors
+def node_stats(est, tree, X_enc, y_enc, w):
+    """Stats (class weights, or regression sums) of data reaching every node."""
+    reg = est._is_regressor
+    y = np.asarray(y_enc, dtype=np.float64)
+    n_stats = 3 if reg else est.n_classes_
+    return accumulate_node_stats(X_enc, y, y * y, w, tree.kernel_args(),
+                                 tree.weighted_n_node_samples, n_stats, reg)
+
+
+def leaf_errors(est, tree, stats):
+    """Error each node would make on ``stats`` as a leaf: misclassified weight, or the
+    squared error of its value."""
+    if est._is_regressor:
+        v = tree.value[:, 0]
+        return np.maximum(stats[:, 2] - 2 * v * stats[:, 1] + v * v * stats[:, 0], 0.0)
+    labels = est._majority(_proportions(tree.value))
+    return stats.sum(axis=1) - stats[np.arange(len(labels)), labels]
+
+
+def _proportions(value):
+    total = value.sum(axis=1, keepdims=True)
+    return np.divide(value, total, out=np.zeros_like(value), where=total > 0)
+
+
+def _record(tree, node, before, after, reason, est):
+    return {"node": int(node), "feature": (est.schema_.feature_names[tree.feature[node]]
+                                           if tree.feature[node] >= 0 else None),
+            "leaves_removed": len(subtree_leaves(tree, node)) - 1,
+            "error_before": float(before), "error_after": float(after), "reason": reason}
+
+
+# ---------------------------------------------------------------- reduced error
+def reduced_error(est, tree, val_stats, strict):
+    """Bottom-up: replace a subtree by a leaf when the validation error does not grow
+    (``strict=False``) or strictly falls (``strict=True``, the book's figures)."""
+    tree = copy_tree(tree)
+    err_leaf = leaf_errors(est, tree, val_stats)
+    err = err_leaf.copy()
+    report = []
+    for node in postorder(tree):
+        sub = sum(err[c] for c in tree.children(node))
+        better = err_leaf[node] < sub - _EPS if strict else err_leaf[node] <= sub + _EPS
+        if better:
+            report.append(_record(tree, node, sub, err_leaf[node],
+                                  "validation error " + ("falls" if strict else
+                                                         "does not grow"), est))
+            make_leaf(tree, node)
+            err[node] = err_leaf[node]
+        else:
+            err[node] = sub
+    return tree, report
+
+
+# ---------------------------------------------------------------- pessimistic (C4.5)
+def added_errors(n, e, cf):
+    """C4.5's pessimistic estimate: extra errors at confidence ``cf`` for ``e`` errors in
+    ``n`` cases (the upper confidence limit of the binomial, as in Quinlan's code and
+    Weka's J48)."""
+    if n <= 0:
+        return 0.0
+    if e < 1:
+        base = n * (1 - cf ** (1.0 / n))
+        if e == 0:
+            return base
+        return base + e * (added_errors(n, 1.0, cf) - base)
+    if e + 0.5 >= n:
+        return max(n - e, 0.0)
+    z = norm.ppf(1 - cf)
+    f = (e + 0.5) / n
+    r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (
+        1 + z * z / n)
+    return r * n - e
+
+
+def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
+    """Error-based pruning of C4.5 release 8, as Weka's J48 does it.
+
+    First the tree is collapsed where a subtree makes no fewer training errors than its
+    root as a leaf. Then, bottom-up, a node becomes a leaf when the leaf's estimated errors
+    (training errors plus :func:`added_errors` at confidence ``cf``) are at most those of
+    its subtree and of its largest branch (+0.1); otherwise, with subtree raising, when the
+    largest branch's estimate is at most the subtree's (+0.1), that branch replaces the
+    node and the node's training data is re-sorted into it.
+    """
+    tree = copy_tree(tree)
+    report = []
+    y = np.asarray(y_enc, dtype=np.float64)
+    K = est.n_classes_
+    t = tree.kernel_args()  # the same arrays, modified in place below
+
+    def stats_at(node, rows, wts):
+        return accumulate_node_stats(X_enc[rows], y[rows], y[rows], wts, t,
+                                     tree.weighted_n_node_samples, K, False, node)
+
+    def leaf_estimate(d):
+        n = d.sum()
+        e = n - d.max() if n > 0 else 0.0
+        return e + added_errors(n, e, cf)
+
+    # Collapse, top-down: a subtree that makes no fewer training errors than its root as a
+    # leaf becomes that leaf.
+    train_err = tree.value.sum(axis=1) - tree.value.max(axis=1)
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        if tree.kind[node] == LEAF:
+            continue
+        sub = sum(train_err[lf] for lf in subtree_leaves(tree, node))
+        if sub >= train_err[node] - 1e-3:
+            report.append(_record(tree, node, sub, train_err[node],
+                                  "collapse: the subtree makes no fewer training errors", est))
+            make_leaf(tree, node)
+        else:
+            stack.extend(tree.children(node))
+
+    def prune(node, rows, wts):
+        if tree.kind[node] == LEAF:
+            return
+        shares = child_shares(X_enc[rows], wts, t, tree.weighted_n_node_samples, node)
+        for j, c in enumerate(tree.children(node)):
+            m = shares[:, j] > 0
+            prune(c, rows[m], shares[m, j])
+        stats = stats_at(node, rows, wts)
+        leaf_err = leaf_estimate(stats[node])
+        tree_err = sum(leaf_estimate(stats[lf]) for lf in subtree_leaves(tree, node))
+        largest = max(tree.children(node), key=lambda c: stats[c].sum())
+        branch_err = np.inf
+        raised = None
+        if subtree_raising:
+            raised = stats_at(largest, rows, wts)
+            branch_err = sum(leaf_estimate(raised[lf]) for lf in subtree_leaves(tree, largest))
+        if leaf_err <= tree_err + 0.1 and leaf_err <= branch_err + 0.1:
+            report.append(_record(tree, node, tree_err, leaf_err,
+                                  "estimated errors as a leaf are not higher", est))
+            make_leaf(tree, node)
+        elif subtree_raising and branch_err <= tree_err + 0.1:
+            report.append(_record(tree, node, tree_err, branch_err,
+                                  "subtree raising: the largest branch replaces the node",
+                                  est))
+            counts = accumulate_node_stats(X_enc[rows], y[rows], y[rows], wts, t,
+                                           tree.weighted_n_node_samples, 1, False, largest,
+                                           True)[:, 0]
+            for n_ in _all_nodes(tree, largest):
+                tree.value[n_] = raised[n_]
+                tree.weighted_n_node_samples[n_] = raised[n_].sum()
+                tree.n_node_samples[n_] = int(counts[n_])
+            for name in ("kind", "feature", "threshold", "category", "first_child",
+                         "n_children", "missing_mode", "missing_child", "sur_start",
+                         "sur_count", "rho", "cat_map_start"):
+                getattr(tree, name)[node] = getattr(tree, name)[largest]
+            prune(node, rows, wts)
+
+    prune(0, np.arange(X_enc.shape[0]), np.asarray(w, dtype=np.float64))
+    return tree, report
+
+
+def _all_nodes(tree, node):
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if tree.kind[n] != LEAF:
+            stack.extend(tree.children(n))
+    return out
+
+
+# ---------------------------------------------------------------- cost complexity
+def node_risk(est, tree, loss):
+    """R(t) of every node as its share of the root's weight times its loss:
+    "impurity" (scikit-learn: the criterion's impurity), "error" (rpart: misclassified
+    weight or squared error), "entropy" (the seeds' N_t H_t, entropy in bits)."""
+    from ._kernels.criteria import ENTROPY, impurity
+    w_root = tree.weighted_n_node_samples[0]
+    if loss == "impurity":
+        return tree.impurity * tree.weighted_n_node_samples / w_root
+    if loss == "entropy":
+        ent = np.array([impurity(v, ENTROPY) for v in tree.value])
+        return ent * tree.weighted_n_node_samples / w_root
+    if est._is_regressor:
+        return tree.impurity * tree.weighted_n_node_samples / w_root
+    err = tree.value.sum(axis=1) - tree.value.max(axis=1)
+    return err / w_root
+
+
+def weakest_link_path(est, tree, loss="impurity"):
+    """The nested subtrees of minimal cost complexity (Breiman et al.'s weakest link).
+
+    ``g(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1)``; each step prunes every internal node
+    whose ``g`` equals the minimum. Returns (alphas, total leaf risk of each subtree, the
+    nodes pruned at each step); the first alpha is 0 (the full tree).
+    """
+    risk = node_risk(est, tree, loss)
+    n = tree.node_count
+    parent = tree.parent()
+    internal = tree.kind != LEAF
+    leaf_sum = np.where(internal, 0.0, risk)
+    n_leaves = np.where(internal, 0, 1).astype(np.int64)
+    for node in postorder(tree):  # children first
+        kids = tree.children(node)
+        leaf_sum[node] = leaf_sum[kids].sum()
+        n_leaves[node] = n_leaves[kids].sum()
+    active = internal.copy()
+
+    def g_of(nodes):
+        return (risk[nodes] - leaf_sum[nodes]) / np.maximum(n_leaves[nodes] - 1, 1)
+
+    g = np.full(n, np.inf)
+    g[active] = g_of(np.flatnonzero(active))
+    alphas, risks, steps = [0.0], [leaf_sum[0] if internal[0] else risk[0]], [[]]
+    while active[0]:
+        best = g.min()
+        pruned = np.flatnonzero(active & (g <= best + 1e-12 * max(1.0, abs(best))))
+        # Prune the topmost ones: a pruned node's descendants go with it.
+        pruned_set = set(pruned.tolist())
+        top = [p for p in pruned if not _has_ancestor_in(parent, p, pruned_set)]
+        for p in top:
+            stack = [p]
+            while stack:
+                d = stack.pop()
+                if active[d]:
+                    active[d] = False
+                    g[d] = np.inf
+                    stack.extend(tree.children(d))
+            d_risk = leaf_sum[p] - risk[p]
+            d_leaves = n_leaves[p] - 1
+            a = parent[p]
+            while a >= 0:
+                leaf_sum[a] -= d_risk
+                n_leaves[a] -= d_leaves
+                a = parent[a]
+            leaf_sum[p] = risk[p]
+            n_leaves[p] = 1
+        ancestors = set()
+        for p in top:
+            a = parent[p]
+            while a >= 0 and a not in ancestors:
+                ancestors.add(a)
+                a = parent[a]
+        anc = np.asarray(sorted(ancestors), dtype=np.int64)
+        if anc.size:
+            g[anc] = np.where(active[anc], g_of(anc), np.inf)
+        alphas.append(max(float(best), 0.0))
+        risks.append(leaf_sum[0] if active[0] else risk[0])
+        steps.append([int(p) for p in top])
+    return np.asarray(alphas), np.asarray(risks), steps
+
+
+def _has_ancestor_in(parent, node, nodes):
+    a = parent[node]
+    while a >= 0:
+        if a in nodes:
+            return True
+        a = parent[a]
+    return False
+
+
+def prune_at_alpha(est, tree, alpha, loss="impurity", path=None):
+    """The smallest subtree of the weakest-link sequence whose steps have effective alpha
+    at most ``alpha`` (scikit-learn's ``ccp_alpha``), and its report."""
+    pruned_tree = copy_tree(tree)
+    alphas, _, steps = path if path is not None else weakest_link_path(est, tree, loss)
+    report = []
+    for a, nodes in zip(alphas[1:], steps[1:]):
+        if a > alpha + 1e-12 * max(1.0, alpha):
+            break
+        for node in nodes:
+            if pruned_tree.kind[node] != LEAF:
+                report.append(_record(pruned_tree, node, np.nan, np.nan,
+                                      f"weakest link: effective alpha {a:.6g} <= {alpha:.6g}",
+                                      est))
+                make_leaf(pruned_tree, node)
+    return pruned_tree, report
+
+
+def _fold_errors(est, X_va, y_va, w_va):
+    """Per-sample loss on held-out data: misclassified weight, or squared error."""
+    pred = est.predict(X_va)
+    if est._is_regressor:
+        return w_va * (np.asarray(y_va, dtype=float) - pred) ** 2
+    return w_va * (np.asarray(pred) != np.asarray(y_va))
+
+
+def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
+    """rpart's complexity table from k-fold cross-validation.
+
+    ``w_fit`` are the user's sample weights (the folds are refitted with the estimator's own
+    class weights), ``w`` the weights the errors are counted with.
+
+    Columns: alpha (scikit-learn's scale), cp (alpha relative to the root's risk, rpart's
+    scale), n_splits, n_leaves, rel_error (training risk relative to the root as a leaf),
+    xerror and xstd (cross-validated misclassification or squared error relative to the
+    root's, and its standard error). Each subtree ``T_i`` is evaluated on the folds at the
+    geometric mean of its alpha interval, as rpart does.
+    """
+    import pandas as pd
+    from sklearn.base import clone
+    from sklearn.model_selection import KFold, StratifiedKFold, check_cv
+    from sklearn.utils import _safe_indexing
+
+    alphas, risks, steps = weakest_link_path(est, tree, loss)
+    risk_root = node_risk(est, tree, loss)[0]
+    sizes = _sizes_along(tree, steps)
+    upper = np.append(alphas[1:], np.inf)
+    eval_alpha = np.sqrt(alphas * upper)
+    eval_alpha[0] = 0.0 if alphas.size > 1 else np.inf
+    y_arr = np.asarray(y)
+    if isinstance(cv, numbers.Integral):
+        # rpart draws its folds at random; seeded by random_state here.
+        splitter = (KFold(cv, shuffle=True, random_state=random_state) if est._is_regressor
+                    else StratifiedKFold(cv, shuffle=True, random_state=random_state))
+    else:
+        splitter = check_cv(cv, y_arr, classifier=not est._is_regressor)
+    errors = np.zeros((alphas.size, len(y_arr)))
+    base = clone(est).set_params(pruning=None, ccp_alpha=0.0)
+    for train, test in splitter.split(np.zeros(len(y_arr)), None if est._is_regressor
+                                      else y_arr):
+        fold = clone(base).fit(_safe_indexing(X, train), y_arr[train],
+                               sample_weight=w_fit[train])
+        full = fold.tree_
+        fold_path = weakest_link_path(fold, full, loss)
+        X_te = _safe_indexing(X, test)
+        for i, a in enumerate(eval_alpha):
+            pruned, _ = prune_at_alpha(fold, full, a, loss, fold_path)
+            fold.tree_ = compact(pruned)[0]
+            errors[i, test] = _fold_errors(fold, X_te, y_arr[test], w[test])
+        fold.tree_ = full
+    if est._is_regressor:
+        yv = np.asarray(y_arr, dtype=float)
+        mean = np.average(yv, weights=w)
+        root_err = float(np.sum(w * (yv - mean) ** 2))
+    else:
+        totals = np.bincount(pd.Index(est.classes_).get_indexer(y_arr), weights=w)
+        root_err = float(w.sum() - totals.max())
+    root_err = root_err if root_err > 0 else 1.0
+    xerror = errors.sum(axis=1) / root_err
+    xstd = np.sqrt(((errors - errors.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)) / root_err
+    return pd.DataFrame({
+        "alpha": alphas, "cp": alphas / risk_root if risk_root > 0 else alphas,
+        "n_splits": sizes[:, 0], "n_leaves": sizes[:, 1],
+        "rel_error": risks / risk_root if risk_root > 0 else risks,
+        "xerror": xerror, "xstd": xstd})
+
+
+def _sizes_along(tree, steps):
+    """(internal nodes, leaves) of each subtree of the sequence."""
+    t = copy_tree(tree)
+    out = []
+    for nodes in steps:
+        for node in nodes:
+            make_leaf(t, node)
+        reach = _all_nodes(t, 0)
+        n_int = sum(1 for n in reach if t.kind[n] != LEAF)
+        out.append((n_int, len(reach) - n_int))
+    return np.asarray(out, dtype=np.int64)
+
+
+def choose_alpha(table, rule):
+    """The alpha of the chosen row: minimum xerror ("min"), or the smallest tree within one
+    standard error of it ("1se", Breiman et al.'s rule); ties go to the smaller tree."""
+    x = table["xerror"].to_numpy()
+    best = x.min()
+    if rule == "min":
+        ok = np.flatnonzero(x <= best + 1e-12)
+    else:
+        i = int(np.flatnonzero(x <= best + 1e-12)[-1])
+        ok = np.flatnonzero(x <= best + table["xstd"].to_numpy()[i] + 1e-12)
+    return float(table["alpha"].to_numpy()[ok[-1]])
