@@ -8,6 +8,7 @@ from ._estimators import (
     DecisionTreeRegressor,
     ID3Classifier,
 )
+from ._prune_api import prune
 from .export import export_dict, export_text
 
 __version__ = "0.1.0"
@@ -19,6 +20,7 @@ __all__ = [
     "CARTClassifier",
     "DecisionTreeRegressor",
     "CARTRegressor",
+    "prune",
     "export_text",
     "export_dict",
     "__version__",

@@ -87,11 +87,32 @@ class _BaseTree(BaseEstimator):
             pre_prune=self.pruning == "pre", strict=bool(self.strict_improvement),
             priority=None if self._is_regressor else self._class_priority)
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
-        self.tree_ = grow(data, cfg, rng, val)
-        self.pruning_report_ = []
-        self._post_prune(X, y, X_enc, y_enc, w, val, (w_user, w_all))
+        self.tree_, pre_log = grow(data, cfg, rng, val)
+        self._post_prune(X, y, X_enc, y_enc, w, val, (w_user, w_all), pre_log)
         self._explain_data = data if n * p <= _EXPLAIN_CACHE_CELLS else None
         return self
+
+    def pruning_report(self):
+        """What pruning removed and why: one row per pruned (or not split) node.
+
+        Columns: node (its index in the pruned tree; -1 if a later step removed it too),
+        feature, leaves_removed, error_before / error_after (validation error, estimated
+        errors, or training errors, as the method defines them) and reason.
+
+        Examples
+        --------
+        >>> from quercus import ID3Classifier
+        >>> from quercus.datasets import watermelon_train_validation_split
+        >>> X_tr, X_va, y_tr, y_va = watermelon_train_validation_split()
+        >>> cols = ["脐部", "色泽", "根蒂", "敲声", "纹理", "触感"]
+        >>> clf = ID3Classifier(pruning="reduced_error").fit(
+        ...     X_tr[cols], y_tr, eval_set=(X_va[cols], y_va))
+        >>> clf.pruning_report()[["feature", "error_before", "error_after"]].values.tolist()
+        [['纹理', 2.0, 1.0], ['色泽', 2.0, 1.0]]
+        """
+        check_is_fitted(self, "tree_")
+        return pd.DataFrame(self.pruning_report_, columns=[
+            "node", "feature", "leaves_removed", "error_before", "error_after", "reason"])
 
     def _binned(self, X_enc, y_enc, w, schema):
         codes, n_bins, bin_values, bin_offsets = _prepare.bin_numeric(
@@ -149,11 +170,12 @@ class _BaseTree(BaseEstimator):
         val = Validation(X_enc[test], np.asarray(y_enc[test], dtype=np.float64), w[test])
         return X_enc[train], y_enc[train], w[train], val
 
-    def _post_prune(self, X, y, X_enc, y_enc, w, val, all_weights):
+    def _post_prune(self, X, y, X_enc, y_enc, w, val, all_weights, pre_log):
         from . import _pruning
         method = self.pruning
         tree = self.tree_
-        report = []
+        report = [dict(r, feature=self.schema_.feature_names[r["feature"]])
+                  for r in pre_log]
         if method == "reduced_error":
             stats = _pruning.node_stats(self, tree, val.X, val.y, val.w)
             tree, report = _pruning.reduced_error(self, tree, stats,
@@ -176,8 +198,7 @@ class _BaseTree(BaseEstimator):
             tree, more = _pruning.prune_at_alpha(self, tree, alpha, self.ccp_loss)
             report += more
             self.ccp_alpha_ = alpha
-        self.tree_ = _pruning.compact(tree)[0] if report else tree
-        self.pruning_report_ = report
+        self.tree_, self.pruning_report_ = _pruning.finish(tree, report)
 
     def __getstate__(self):
         state = self.__dict__.copy()

@@ -111,7 +111,7 @@ def grow(data, cfg, rng, validation=None):
     """Grow a tree on ``data`` with ``cfg``; ``rng`` is a numpy Generator (max_features,
     random splitter). With ``cfg.pre_prune``, a node is split only when the split lowers the
     error on ``validation`` (strictly, unless ``cfg.strict`` is False). Returns
-    :class:`TreeArrays`."""
+    (:class:`TreeArrays`, the list of splits pre-pruning refused)."""
     n, p = data.codes.shape
     tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)
@@ -124,6 +124,7 @@ def grow(data, cfg, rng, validation=None):
     if cfg.pre_prune:
         val0 = (np.arange(validation.X.shape[0]), validation.w.astype(np.float64))
     stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0)]
+    log = []  # pre-pruning decisions
     while stack:
         node, idx, wi, stats, used, val = stack.pop()
         value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
@@ -166,10 +167,17 @@ def grow(data, cfg, rng, validation=None):
         _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, int(split_bin[best]),
                     float(thr[best]), int(miss_dir[best]), float(rho[best]), depth, val,
                     validation)
-        if val is not None and not _split_pays_on_validation(data, cfg, tree, node, val,
-                                                             validation):
-            _undo_split(tree, stack, node, mark)
-    return tree.freeze()
+        if val is not None:
+            pays, split_err, leaf_err = _split_pays_on_validation(data, cfg, tree, node, val,
+                                                                  validation)
+            if not pays:
+                _undo_split(tree, stack, node, mark)
+                log.append({"node": node, "feature": f, "leaves_removed": 0,
+                            "error_before": split_err, "error_after": leaf_err,
+                            "reason": "pre-pruning: the split does not lower the validation "
+                                      "error" if cfg.strict else
+                                      "pre-pruning: the split raises the validation error"})
+    return tree.freeze(), log
 
 
 def _label_error(data, cfg, value, y, w):
@@ -198,8 +206,8 @@ def _split_pays_on_validation(data, cfg, tree, node, val, validation):
     stopped = shares.sum(axis=1) <= 0  # unseen categories stop here, predicted by the node
     split_err += _label_error(data, cfg, tree["value"][node], yv[stopped], wv[stopped])
     if cfg.strict:
-        return split_err < leaf_err - 1e-9
-    return split_err <= leaf_err + 1e-9
+        return split_err < leaf_err - 1e-9, split_err, leaf_err
+    return split_err <= leaf_err + 1e-9, split_err, leaf_err
 
 
 def _validation_shares(tree, node, Xv, wv):

@@ -59,6 +59,16 @@ def compact(tree):
     return TreeArrays(**fields, **flat), old
 
 
+def finish(tree, report):
+    """Compact a pruned tree and renumber its report's nodes to the new indices."""
+    if not any(r["leaves_removed"] > 0 or r["reason"].startswith("subtree")
+               for r in report):
+        return tree, report
+    new_tree, old = compact(tree)
+    new_of_old = {int(o): i for i, o in enumerate(old)}
+    return new_tree, [dict(r, node=new_of_old.get(r["node"], -1)) for r in report]
+
+
 def make_leaf(tree, node):
     tree.kind[node] = LEAF
 
