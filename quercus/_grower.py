@@ -134,7 +134,16 @@ def grow(data, cfg, rng, validation=None):
         tree["n_node_samples"][node] = idx.size
         depth = int(tree["depth"][node])
         m = idx.size
-        pure = (np.count_nonzero(stats > 0) <= 1) if not data.is_regression else imp <= _EPSILON
+        if data.is_regression:
+            # A constant target is pure whatever rounding leaves in its impurity (the
+            # Poisson deviance of a constant is a difference of two equal sums).
+            y_here = data.y[idx]
+            pure = imp <= _EPSILON or y_here.min() == y_here.max()
+            if pure:
+                imp = 0.0
+                tree["impurity"][node] = 0.0
+        else:
+            pure = np.count_nonzero(stats > 0) <= 1
         if (pure or depth >= cfg.max_depth or m < cfg.min_samples_split
                 or m < 2 * cfg.min_samples_leaf or wi.sum() < 2 * cfg.min_weight_leaf):
             continue
@@ -263,7 +272,12 @@ def _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, split_bin, th
     branch = route(data.codes[:, f], idx, k, split_bin, cat_map, nbf)
     missing = branch < 0
     known_w = np.bincount(branch[~missing], weights=wi[~missing], minlength=n_children)
-    majority = int(np.argmax(known_w))
+    # The heavier branch; of two equal ones the right, as scikit-learn sends missing values
+    # at a node that saw none (missing_go_to_left = n_left > n_right).
+    if n_children > 2:
+        majority = int(np.argmax(known_w))
+    else:
+        majority = 0 if known_w[0] > known_w[1] + 1e-12 * max(1.0, known_w[1]) else 1
     shares = known_w / known_w.sum() if known_w.sum() > 0 else known_w
     missing_child = majority
     if cfg.missing_mode == LEARNED and miss_dir >= 0:

@@ -350,8 +350,13 @@ def check_weights(sample_weight, X_enc):
         raise ValueError(f"sample_weight has {shape[0]} entries but X has {n} rows; "
                          f"give exactly one weight per sample.")
     # check_array names sample_weight in its NaN / infinity messages.
-    w = check_array(sample_weight, ensure_2d=False, dtype=np.float64, order="C",
-                    ensure_min_samples=0, input_name="sample_weight")
+    try:
+        w = check_array(sample_weight, ensure_2d=False, dtype=np.float64, order="C",
+                        ensure_min_samples=0, input_name="sample_weight")
+    except (TypeError, ValueError) as exc:
+        if "sample_weight" in str(exc):
+            raise
+        raise ValueError(f"sample_weight must hold numbers: {exc}") from None
     w = np.array(w, dtype=np.float64, order="C")  # always a copy: never alias the caller's
     neg = w < 0
     if neg.any():
@@ -371,6 +376,13 @@ def encode_regression_target(y, n_samples, criterion):
     if y.shape[0] != n_samples:
         raise ValueError(f"X and y have inconsistent numbers of samples: X has {n_samples} "
                          f"rows, y has {y.shape[0]}.")
+    miss = _missing_mask(y)
+    if miss.any():
+        i = int(np.flatnonzero(miss)[0])
+        value = _plain_list([np.asarray(y, dtype=object)[i]])[0]
+        raise ValueError(f"Input y contains a missing target ({value!r}) at row {i}; "
+                         f"regression targets must be finite numbers: drop the rows whose "
+                         f"target is missing.")
     try:
         y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError):
@@ -379,8 +391,8 @@ def encode_regression_target(y, n_samples, criterion):
     bad = ~np.isfinite(y)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"Input y contains {y[i]!r} at row {i}; regression targets must be "
-                         f"finite (drop rows with a missing target).")
+        raise ValueError(f"Input y contains {float(y[i])!r} at row {i}; regression targets "
+                         f"must be finite.")
     if criterion == "poisson":
         if (y < 0).any():
             i = int(np.flatnonzero(y < 0)[0])

@@ -18,7 +18,12 @@ def choose_split(found, decrease, split_info, gain_ratio):
         return -1
     dec = decrease[valid]
     if not gain_ratio:
-        return int(valid[np.flatnonzero(dec >= dec.max() - TIE_EPS)[0]])
-    eligible = valid[dec >= dec.mean() - TIE_EPS]
+        return int(valid[np.flatnonzero(dec >= dec.max() - _tol(dec.max()))[0]])
+    eligible = valid[dec >= dec.mean() - _tol(dec.mean())]
     ratio = decrease[eligible] / split_info[eligible]
-    return int(eligible[np.flatnonzero(ratio >= ratio.max() - TIE_EPS)[0]])
+    return int(eligible[np.flatnonzero(ratio >= ratio.max() - _tol(ratio.max()))[0]])
+
+
+def _tol(x):
+    """Ties within rounding, relative to the size of the numbers compared."""
+    return TIE_EPS * max(1.0, abs(float(x)))

@@ -726,7 +726,7 @@ def build_regression_tree(X, y, *, sample_weight=None, categorical=(), min_sampl
     Every feature can be reused. Numeric features: midpoint thresholds; categorical: the
     best of *all* two-subset partitions of the categories present at the node, the side of
     smaller mean target on the left; a category absent from the node follows the heavier
-    side (by weight; a tie goes left). A node is a leaf when it has fewer than 2 samples,
+    side (by weight; a tie goes right). A node is a leaf when it has fewer than 2 samples,
     all its targets are equal, or no valid split exists. Leaf value: the weighted mean.
     """
     ys = [float(v) for v in y]
@@ -763,7 +763,7 @@ def build_regression_tree(X, y, *, sample_weight=None, categorical=(), min_sampl
                 sides.reverse()
             node.left, node.right = tuple(left), tuple({col[i] for i in sides[1]})
             weights = [sum(ws[i] for i in s) for s in sides]
-            node.heavier = 0 if weights[0] >= weights[1] else 1
+            node.heavier = 0 if weights[0] > weights[1] else 1  # a tie goes right
             go = [0 if col[i] in left else 1 for i in rows]
         node.children = [grow([i for i, g in zip(rows, go) if g == b]) for b in (0, 1)]
         return node

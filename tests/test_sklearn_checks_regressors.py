@@ -1,23 +1,26 @@
-"""scikit-learn's estimator checks, run over every quercus classifier.
+"""scikit-learn's estimator checks, run over the quercus regressors.
 
-Every check passes; ``expected_failed_checks`` is deliberately empty. Notes on the checks
-that touch quercus's own choices:
+The same approach as tests/test_sklearn_checks.py (the classifiers): every check runs and
+passes; ``expected_failed_checks`` is deliberately empty. Notes on the checks that touch
+the regressors' own choices:
 
-* check_fit2d_1sample: fitting ONE sample is an error in quercus by design ("one row" must be
-  a clear error). The check accepts a ValueError whose message mentions "1 sample", and
-  quercus's does: "Found array with 1 sample(s) ... X has only 1 sample (row); a decision
-  tree needs at least 2 samples to fit." So it passes without an exemption.
-* check_sample_weight_equivalence_on_dense_data: passes because fit drops zero-weight rows
-  before growing, exactly as scikit-learn's own trees do. Before that, a zero-weight row
-  still supplied an observed value between which thresholds were placed, so a weight of 0
-  was not the same as removing the row. Integer weights equal repeated rows because
-  weights flow through the class-count histograms; min_samples_* count unweighted samples
-  (as in scikit-learn), but with the defaults (2 and 1) a count only differs from the
-  repeated data's at a node whose rows are all copies of one row, which cannot split.
-* check_array_api_input(array_namespace=numpy): scikit-learn skips it unless the
-  SCIPY_ARRAY_API environment variable is set; we set it for the duration of each check so
-  the check really runs (it verifies that enabling array-API dispatch with NumPy inputs
-  changes nothing) instead of being silently skipped.
+* check_regressors_train / check_regressors_int / check_regressor_data_not_an_array: the
+  default criterion is squared error, which accepts any finite target (the Poisson
+  criterion, which needs y >= 0, is not a default and is not run here: the checks feed
+  standardised, negative targets).
+* check_supervised_y_no_nan: a NaN or infinite target must raise a ValueError (the check
+  imposes no message on third-party estimators; quercus's names the row, "Input y
+  contains ... at row 0; regression targets must be finite", tested in
+  tests/test_regression.py).
+* check_sample_weight_equivalence_on_dense_data: integer weights equal repeated rows and a
+  zero weight equals dropping the row (fit drops zero-weight rows before growing).
+* check_fit2d_1sample: one sample is a clear error mentioning "1 sample", as for the
+  classifiers.
+* check_array_api_input(array_namespace=numpy): run with SCIPY_ARRAY_API=1 so the check
+  really runs instead of being skipped.
+
+CARTRegressor differs from DecisionTreeRegressor only in its default missing_strategy
+("surrogate"), so the checks also exercise the surrogate search on every fit.
 """
 
 from sklearn.utils.estimator_checks import parametrize_with_checks

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from .splits import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, CAT_SUBSET,
-                     LEARNED, MULTIWAY, NUMERIC, TIE_EPS, midpoint)
+                     LEARNED, MULTIWAY, NUMERIC, lower, midpoint)
 
 
 @njit(cache=True, nogil=True)
@@ -245,7 +245,7 @@ def ae_search_feature(codes_f, n_real_bins, is_cat, values, idx, wi, y, cat_mode
                     continue
                 child = (abs_dev(left_y, left_w) + abs_dev(rest_y, rest_w)) / (
                     left_w.sum() + rest_w.sum())
-                if child < best_child - TIE_EPS:
+                if lower(child, best_child):
                     best_child, best_t, best_d = child, g, d
         if best_t < 0:
             return none
@@ -290,11 +290,11 @@ def ae_search_feature(codes_f, n_real_bins, is_cat, values, idx, wi, y, cat_mode
             if nl < min_leaf_n or nr < min_leaf_n or w_l[t] < min_leaf_w or w_r[j] < min_leaf_w:
                 continue
             child = (ae_l[t] + ae_r[j]) / (w_l[t] + w_r[j])
-            if child < best_child - TIE_EPS:
+            if lower(child, best_child):
                 best_child, best_t, best_d = child, t, d
     if learned and hi_t == nk - 1 and miss_rank.shape[0] >= min_leaf_n and n_known >= min_leaf_n:
         child = (abs_dev(yv[:n_known], wv[:n_known]) + abs_dev(miss_y, miss_w)) / w_all
-        if child < best_child - TIE_EPS:
+        if lower(child, best_child):
             best_child, best_t, best_d = child, nk - 1, 1
     if best_t < 0:
         return none

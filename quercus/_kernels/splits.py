@@ -43,8 +43,17 @@ SURROGATE = 1
 LEARNED = 2
 
 # Tolerance for "strictly better": floating sums of tied splits differ in the last bits,
-# and ties must go to the first candidate (smallest threshold, first category).
+# and ties must go to the first candidate (smallest threshold, first category). Relative to
+# the magnitude compared, so that large targets (regression) tie as reliably as entropies.
 TIE_EPS = 1e-12
+
+
+@njit(cache=True, nogil=True, inline="always")
+def lower(a, b):
+    """``a`` is lower than ``b`` beyond rounding."""
+    if not np.isfinite(b):
+        return a < b
+    return a < b - TIE_EPS * max(1.0, abs(b))
 
 
 @njit(cache=True, nogil=True)
@@ -174,7 +183,7 @@ def scan_ordered(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n, m
         if not learned:
             if _branch_ok(left, right, left_n, right_n, criterion, min_leaf_n, min_leaf_w):
                 child = _child_impurity(left, right, criterion)
-                if child < best_child - TIE_EPS:
+                if lower(child, best_child):
                     best_t, best_dir, best_child = t, -1, child
             continue
         # Missing to the right first, so that a tie keeps them right (scikit-learn's order).
@@ -186,13 +195,13 @@ def scan_ordered(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n, m
             nr = right_n + (n_miss if d == 1 else 0)
             if _branch_ok(la, ra, nl, nr, criterion, min_leaf_n, min_leaf_w):
                 child = _child_impurity(la, ra, criterion)
-                if child < best_child - TIE_EPS:
+                if lower(child, best_child):
                     best_t, best_dir, best_child = t, d, child
     if learned and hi_t == nb - 1:
         # Every known value left, the missing ones right.
         if _branch_ok(total, miss, total_n, n_miss, criterion, min_leaf_n, min_leaf_w):
             child = _child_impurity(total, miss, criterion)
-            if child < best_child - TIE_EPS:
+            if lower(child, best_child):
                 best_t, best_dir, best_child = nb - 1, 1, child
     return best_t, best_dir
 
@@ -279,7 +288,7 @@ def best_split_multiway(counts, n, miss, n_miss, criterion, missing_mode, min_le
         for k in range(n_stats):
             trial[j, k] += miss[k]
         child, dec, info = split_scores(trial, criterion)
-        if dec > best[2] + TIE_EPS:
+        if lower(best[2], dec):
             best = (True, child, dec, info, j)
         for k in range(n_stats):
             trial[j, k] -= miss[k]
@@ -326,7 +335,7 @@ def best_split_one_vs_rest(bins, counts, n, miss, n_miss, criterion, missing_mod
             if not _branch_ok(left, right, nl, nr, criterion, min_leaf_n, min_leaf_w):
                 continue
             child = _child_impurity(left, right, criterion)
-            if child < best_child - TIE_EPS:
+            if lower(child, best_child):
                 best_child, best_b, best_d = child, b, d
     if best_b < 0:
         return best
