@@ -204,7 +204,7 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
 
     # Collapse, top-down: a subtree that makes no fewer training errors than its root as a
     # leaf becomes that leaf.
-    train_err = tree.value.sum(axis=1) - tree.value.max(axis=1)
+    train_err = _training_errors(tree)
     stack = [0]
     while stack:
         node = stack.pop()
@@ -259,6 +259,13 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
     return tree, report
 
 
+def _training_errors(tree):
+    """Misclassified training weight of every node as a leaf. An empty branch stores its
+    parent's class counts (to predict like the parent) but holds no sample: no error."""
+    err = tree.value.sum(axis=1) - tree.value.max(axis=1)
+    return np.where(tree.weighted_n_node_samples > 0, err, 0.0)
+
+
 def _all_nodes(tree, node):
     out = []
     stack = [node]
@@ -284,8 +291,7 @@ def node_risk(est, tree, loss):
         return ent * tree.weighted_n_node_samples / w_root
     if est._is_regressor:
         return tree.impurity * tree.weighted_n_node_samples / w_root
-    err = tree.value.sum(axis=1) - tree.value.max(axis=1)
-    return err / w_root
+    return _training_errors(tree) / w_root
 
 
 def weakest_link_path(est, tree, loss="impurity"):

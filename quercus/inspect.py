@@ -75,7 +75,9 @@ def node_view(est, node, decimals=3):
         if k == NUMERIC:
             threshold = float(t.threshold[node])
             s = _fmt_number(threshold, decimals)
-            conditions = [f"<= {s}", f"> {s}"]
+            # LEARNED's "every known value | the missing ones" split has threshold inf.
+            conditions = ([f"<= {s}", f"> {s}"] if np.isfinite(threshold)
+                          else ["is known", "is missing"])
         elif k == CAT_BINARY:
             category = _plain(schema.categories[f][t.category[node]])
             conditions = [f"= {category}", f"!= {category}"]

@@ -584,6 +584,8 @@ def candidate_splits(values, ys, ws, *, categorical, cat_mode, categories, learn
             out += _with_missing_variants(
                 dict(kind="one_vs_rest", branch_of=lambda v, c=c: 0 if v == c else 1,
                      n_branches=2, category=c), learned)
+        if learned:  # every known category against the missing ones, tried last
+            out.append(Split("subset", lambda v: 0, 2, missing_to=1, left=tuple(present)))
         return out
     if cat_mode == "subsets":
         lefts = []

@@ -219,9 +219,12 @@ def subset_of_kernel(df, y, w, idx, f, n_left, miss_dir, criterion, missing_mode
     values = [df[col].iloc[i] for i in idx]
     ys, ws = [y[i] for i in idx], [float(w[i]) for i in idx]
     present = [c for c in cats[col] if c in values]
-    means = naive.category_means(values, ys, ws, present)
-    order = sorted(present, key=lambda c: (means[c], present.index(c)))
-    left = tuple(order[:n_left])
+    if n_left == len(present):  # every known category left (any order): no means needed
+        left = tuple(present)
+    else:
+        means = naive.category_means(values, ys, ws, present)
+        order = sorted(present, key=lambda c: (means[c], present.index(c)))
+        left = tuple(order[:n_left])
     split = naive.Split("subset", lambda v: 0 if v in left else 1, 2,
                         missing_to=None if miss_dir < 0 else int(miss_dir), left=left)
     return naive.score_split(split, values, ys, ws, criterion, missing_mode)

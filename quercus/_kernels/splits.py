@@ -453,6 +453,19 @@ def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, w
                 kind[i] = CAT_BINARY
                 miss_dir[i] = md
                 r = (ok, c, d, s, v, 0.0)
+                if missing_mode == LEARNED and n_miss > 0 and nk >= 1 and uniforms[i] < 0:
+                    # Also "every known category | the missing ones", as for numbers; it
+                    # is stored as a subset split with all present categories on the left.
+                    known = _prefix(kc, nk - 1)
+                    if _branch_ok(known, miss, kn.sum(), n_miss, criterion, min_leaf_n,
+                                  min_leaf_w):
+                        alt = _child_impurity(known, miss, criterion)
+                        if not ok or lower(alt, c):
+                            c2, d2, s2 = _final_scores(known, np.zeros(n_stats), miss,
+                                                       n_miss, 1, criterion, missing_mode)
+                            kind[i] = CAT_SUBSET
+                            miss_dir[i] = 1
+                            r = (True, c2, d2, s2, nk, 0.0)
             else:
                 ok, c, d, s, nl, md = best_split_ordered(
                     kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n,
