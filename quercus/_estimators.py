@@ -84,6 +84,8 @@ class _BaseTree(BaseEstimator):
             min_samples_split=mss, min_samples_leaf=msl,
             min_weight_leaf=float(self.min_weight_fraction_leaf) * float(w.sum()),
             min_impurity_decrease=float(self.min_impurity_decrease), max_features=mf,
+            min_objects=float(self._min_objects()),
+            n_classes=0 if self._is_regressor else len(classes),
             pre_prune=self.pruning == "pre", strict=bool(self.strict_improvement),
             priority=None if self._is_regressor else self._class_priority)
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
@@ -91,6 +93,11 @@ class _BaseTree(BaseEstimator):
         self._post_prune(X, y, X_enc, y_enc, w, val, (w_user, w_all), pre_log)
         self._explain_data = data if n * p <= _EXPLAIN_CACHE_CELLS else None
         return self
+
+    def _min_objects(self):
+        if self.min_objects is not None:
+            return self.min_objects
+        return 2.0 if self.pruning == "pessimistic" else 0.0
 
     def pruning_report(self):
         """What pruning removed and why: one row per pruned (or not split) node.
@@ -375,6 +382,12 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         Minimum samples in each non-empty child.
     min_weight_fraction_leaf : float, default=0.0
         Minimum share of the total sample weight in each non-empty child.
+    min_objects : float or None, default=None
+        C4.5's minimum number of cases (Weka J48's ``-M``): a node with less weight than
+        twice this is a leaf, a multiway split needs two branches with at least this much
+        weight, and each side of a binary split needs
+        ``min(max(0.1 * weight / n_classes, min_objects), 25)``. None: 2 with
+        ``pruning="pessimistic"`` (J48's default), else 0 (off).
     min_impurity_decrease : float, default=0.0
         Split only if ``N_t / N * (impurity - weighted child impurity)`` reaches this
         (the threshold epsilon of the seeds' CART algorithm).
@@ -418,7 +431,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
 
     def __init__(self, criterion="gini", categorical_split="binary", splitter="best",
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None,
+                 min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, min_objects=None,
+                 max_features=None,
                  categorical_features=None,
                  missing_strategy="learned", max_surrogate=5, class_weight=None,
                  pruning=None, validation_fraction=0.25, strict_improvement=True,
@@ -431,6 +445,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.min_objects = min_objects
         self.min_impurity_decrease = min_impurity_decrease
         self.max_features = max_features
         self.categorical_features = categorical_features
@@ -547,6 +562,12 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         Minimum samples in each non-empty child.
     min_weight_fraction_leaf : float, default=0.0
         Minimum share of the total sample weight in each non-empty child.
+    min_objects : float or None, default=None
+        C4.5's minimum number of cases (Weka J48's ``-M``): a node with less weight than
+        twice this is a leaf, a multiway split needs two branches with at least this much
+        weight, and each side of a binary split needs
+        ``min(max(0.1 * weight / n_classes, min_objects), 25)``. None: 2 with
+        ``pruning="pessimistic"`` (J48's default), else 0 (off).
     min_impurity_decrease : float, default=0.0
         Split only if ``N_t / N * (impurity - weighted child impurity)`` reaches this
         (the threshold epsilon of the seeds' CART algorithm).
@@ -587,7 +608,8 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
 
     def __init__(self, criterion="squared_error", categorical_split="ordered",
                  splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None,
+                 min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, min_objects=None,
+                 max_features=None,
                  categorical_features=None,
                  missing_strategy="learned", max_surrogate=5, pruning=None,
                  validation_fraction=0.25, strict_improvement=True, confidence_factor=0.25,
@@ -600,6 +622,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.min_objects = min_objects
         self.min_impurity_decrease = min_impurity_decrease
         self.max_features = max_features
         self.categorical_features = categorical_features

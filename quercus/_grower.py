@@ -44,6 +44,8 @@ class GrowConfig:
     min_weight_leaf: float
     min_impurity_decrease: float
     max_features: int
+    min_objects: float = 0.0     # C4.5's minimum cases (J48's -M), 0: off
+    n_classes: int = 0
     pre_prune: bool = False      # the book's section 4.3.1, on ``validation``
     strict: bool = True          # pre-pruning splits only on a strict improvement
     priority: np.ndarray = None  # class tie-break order (first appearance)
@@ -145,7 +147,8 @@ def grow(data, cfg, rng, validation=None):
         else:
             pure = np.count_nonzero(stats > 0) <= 1
         if (pure or depth >= cfg.max_depth or m < cfg.min_samples_split
-                or m < 2 * cfg.min_samples_leaf or wi.sum() < 2 * cfg.min_weight_leaf):
+                or m < 2 * cfg.min_samples_leaf or wi.sum() < 2 * cfg.min_weight_leaf
+                or wi.sum() < 2 * cfg.min_objects):
             continue
         features = all_features[~used]
         if features.size == 0:
@@ -160,11 +163,17 @@ def grow(data, cfg, rng, validation=None):
                 features, idx, wi, data.y, cfg.cat_mode, cfg.missing_mode,
                 cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms)
         else:
+            min_w = cfg.min_weight_leaf
+            if cfg.min_objects > 0:
+                # C4.5 (J48): each side of a binary split holds at least 10% of the node's
+                # weight per class, bounded to [min_objects, 25].
+                min_w = max(min_w, min(max(0.1 * wi.sum() / max(cfg.n_classes, 1),
+                                           cfg.min_objects), 25.0))
             found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search_node(
                 data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets,
                 features, idx, wi, data.y, data.y2, data.n_stats, cfg.criterion,
-                cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf, cfg.min_weight_leaf,
-                uniforms)
+                cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf, min_w, uniforms,
+                float(cfg.min_objects))
         best = choose_split(found, dec, info, cfg.gain_ratio)
         if best < 0:
             continue

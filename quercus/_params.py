@@ -41,6 +41,7 @@ TREE_PARAMS = {
     ],
     "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
     "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+    "min_objects": [Interval(Real, 0.0, None, closed="left"), None],
     "max_features": [
         Interval(Integral, 1, None, closed="left"),
         Interval(RealNotInt, 0.0, 1.0, closed="right"),

@@ -257,20 +257,28 @@ def best_split_numeric(bins, counts, n, values, miss, n_miss, criterion, missing
 
 @njit(cache=True, nogil=True)
 def best_split_multiway(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n,
-                        min_leaf_w):
+                        min_leaf_w, min_objects=0.0):
     """Multiway split of a categorical feature: one branch per category present.
 
     Empty categories are branches too (leaves with the parent's prediction) but add nothing
     to the scores. LEARNED sends the missing samples to the branch that scores best; the
     other modes score on known values. Returns (found, child_impurity, decrease,
     split_info, miss_branch) where miss_branch indexes ``counts`` rows (-1: none).
+    ``min_objects`` > 0 is C4.5's rule (J48's -M): at least two branches must hold that
+    much known weight.
     """
     nb, n_stats = counts.shape
     if nb < 2:
         return False, 0.0, -np.inf, 0.0, -1
+    big = 0
     for b in range(nb):
-        if n[b] < min_leaf_n or stats_weight(counts[b], criterion) < min_leaf_w:
+        wb = stats_weight(counts[b], criterion)
+        if n[b] < min_leaf_n or wb < min_leaf_w:
             return False, 0.0, -np.inf, 0.0, -1
+        if wb >= min_objects:
+            big += 1
+    if big < 2:
+        return False, 0.0, -np.inf, 0.0, -1
     if n_miss == 0 or missing_mode != 2:
         child, dec, info = split_scores(counts, criterion)
         if n_miss == 0:
@@ -390,7 +398,8 @@ def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, m
 
 @njit(cache=True, nogil=True)
 def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, wi, y, y2,
-                n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms):
+                n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
+                min_objects=0.0):
     """Best split of each candidate feature at a node.
 
     Parameters
@@ -405,6 +414,8 @@ def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, w
     cat_mode : CAT_MULTIWAY, CAT_ONE_VS_REST or CAT_ORDERED.
     missing_mode : FRACTIONAL, SURROGATE or LEARNED.
     uniforms : float64 array (len(features),), ``< 0`` for an exhaustive search.
+    min_objects : C4.5's minimum weight in at least two branches of a multiway split (the
+        grower folds its binary-split form into ``min_leaf_w``).
 
     Returns
     -------
@@ -441,7 +452,8 @@ def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, w
         if is_cat[f]:
             if cat_mode == CAT_MULTIWAY:
                 ok, c, d, s, mb = best_split_multiway(kc, kn, miss, n_miss, criterion,
-                                                      missing_mode, min_leaf_n, min_leaf_w)
+                                                      missing_mode, min_leaf_n, min_leaf_w,
+                                                      min_objects)
                 kind[i] = MULTIWAY
                 if ok and mb >= 0:
                     miss_dir[i] = kb[mb]
