@@ -85,7 +85,6 @@ class _BaseTree(BaseEstimator):
             min_weight_leaf=float(self.min_weight_fraction_leaf) * float(w.sum()),
             min_impurity_decrease=float(self.min_impurity_decrease), max_features=mf,
             min_objects=float(self._min_objects()),
-            n_classes=0 if self._is_regressor else len(classes),
             pre_prune=self.pruning == "pre", strict=bool(self.strict_improvement),
             priority=None if self._is_regressor else self._class_priority)
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
@@ -200,8 +199,11 @@ class _BaseTree(BaseEstimator):
             self.cp_table_ = _pruning.complexity_table(
                 self, tree, X, y, *all_weights, self.ccp_loss, self.cv,
                 check_random_state(self.random_state).randint(2**31))
-            alpha = _pruning.choose_alpha(self.cp_table_, self.cv_rule)
-        if alpha > 0.0:
+            row = _pruning.choose_row(self.cp_table_, self.cv_rule)
+            self.ccp_alpha_ = float(self.cp_table_["alpha"].iloc[row])
+            tree, more = _pruning.prune_to_row(self, tree, row, self.ccp_loss)
+            report += more
+        elif alpha > 0.0:
             tree, more = _pruning.prune_at_alpha(self, tree, alpha, self.ccp_loss)
             report += more
             self.ccp_alpha_ = alpha

@@ -45,7 +45,6 @@ class GrowConfig:
     min_impurity_decrease: float
     max_features: int
     min_objects: float = 0.0     # C4.5's minimum cases (J48's -M), 0: off
-    n_classes: int = 0
     pre_prune: bool = False      # the book's section 4.3.1, on ``validation``
     strict: bool = True          # pre-pruning splits only on a strict improvement
     priority: np.ndarray = None  # class tie-break order (first appearance)
@@ -163,17 +162,11 @@ def grow(data, cfg, rng, validation=None):
                 features, idx, wi, data.y, cfg.cat_mode, cfg.missing_mode,
                 cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms)
         else:
-            min_w = cfg.min_weight_leaf
-            if cfg.min_objects > 0:
-                # C4.5 (J48): each side of a binary split holds at least 10% of the node's
-                # weight per class, bounded to [min_objects, 25].
-                min_w = max(min_w, min(max(0.1 * wi.sum() / max(cfg.n_classes, 1),
-                                           cfg.min_objects), 25.0))
             found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search_node(
                 data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets,
                 features, idx, wi, data.y, data.y2, data.n_stats, cfg.criterion,
-                cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf, min_w, uniforms,
-                float(cfg.min_objects))
+                cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf, cfg.min_weight_leaf,
+                uniforms, float(cfg.min_objects))
         best = choose_split(found, dec, info, cfg.gain_ratio)
         if best < 0:
             continue

@@ -140,10 +140,16 @@ def reduced_error(est, tree, val_stats, strict):
     (``strict=False``) or strictly falls (``strict=True``, the book's figures)."""
     tree = copy_tree(tree)
     err_leaf = leaf_errors(est, tree, val_stats)
+    # Rows that stop at a node (an unseen category) are predicted by that node whether or
+    # not it is pruned: count them on the subtree's side too.
+    residual = val_stats.copy()
+    for node in np.flatnonzero(tree.kind != LEAF):
+        residual[node] -= val_stats[tree.children(node)].sum(axis=0)
+    err_stop = leaf_errors(est, tree, np.maximum(residual, 0.0))
     err = err_leaf.copy()
     report = []
     for node in postorder(tree):
-        sub = sum(err[c] for c in tree.children(node))
+        sub = sum(err[c] for c in tree.children(node)) + err_stop[node]
         better = err_leaf[node] < sub - _EPS if strict else err_leaf[node] <= sub + _EPS
         if better:
             report.append(_record(tree, node, sub, err_leaf[node],
@@ -466,9 +472,10 @@ def _sizes_along(tree, steps):
     return np.asarray(out, dtype=np.int64)
 
 
-def choose_alpha(table, rule):
-    """The alpha of the chosen row: minimum xerror ("min"), or the smallest tree within one
-    standard error of it ("1se", Breiman et al.'s rule); ties go to the smaller tree."""
+def choose_row(table, rule):
+    """The chosen row of a complexity table: minimum xerror ("min"), or the smallest tree
+    within one standard error of it ("1se", Breiman et al.'s rule); ties go to the smaller
+    tree (rows are ordered from the full tree to the root)."""
     x = table["xerror"].to_numpy()
     best = x.min()
     if rule == "min":
@@ -476,4 +483,26 @@ def choose_alpha(table, rule):
     else:
         i = int(np.flatnonzero(x <= best + 1e-12)[-1])
         ok = np.flatnonzero(x <= best + table["xstd"].to_numpy()[i] + 1e-12)
-    return float(table["alpha"].to_numpy()[ok[-1]])
+    return int(ok[-1])
+
+
+def choose_alpha(table, rule):
+    """The alpha of :func:`choose_row`'s row."""
+    return float(table["alpha"].to_numpy()[choose_row(table, rule)])
+
+
+def prune_to_row(est, tree, row, loss="impurity"):
+    """The ``row``-th subtree of the weakest-link sequence (row 0: the full tree), which
+    may differ from pruning at its alpha when several steps share that alpha (0)."""
+    pruned_tree = copy_tree(tree)
+    alphas, _, steps = weakest_link_path(est, tree, loss)
+    report = []
+    for a, nodes in zip(alphas[1:row + 1], steps[1:row + 1]):
+        for node in nodes:
+            if pruned_tree.kind[node] != LEAF:
+                report.append(_record(pruned_tree, node, np.nan, np.nan,
+                                      f"weakest link (effective alpha {a:.6g}), subtree "
+                                      f"{row} of the sequence chosen by cross-validation",
+                                      est))
+                make_leaf(pruned_tree, node)
+    return pruned_tree, report

@@ -414,8 +414,9 @@ def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, w
     cat_mode : CAT_MULTIWAY, CAT_ONE_VS_REST or CAT_ORDERED.
     missing_mode : FRACTIONAL, SURROGATE or LEARNED.
     uniforms : float64 array (len(features),), ``< 0`` for an exhaustive search.
-    min_objects : C4.5's minimum weight in at least two branches of a multiway split (the
-        grower folds its binary-split form into ``min_leaf_w``).
+    min_objects : C4.5's minimum cases (J48's -M): a multiway split needs two branches with
+        that much weight; each side of a binary split ``min(max(0.1 * known weight /
+        n_classes, min_objects), 25)``. 0: off.
 
     Returns
     -------
@@ -449,6 +450,12 @@ def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, w
             known_w += stats_weight(kc[b], criterion)
         tot = known_w + stats_weight(miss, criterion)
         rho[i] = known_w / tot if tot > 0.0 else 0.0
+        # C4.5 (J48): each side of a binary split holds at least 10% of the known weight per
+        # class, bounded to [min_objects, 25]; a multiway split needs two big branches.
+        min_w_bin = min_leaf_w
+        if min_objects > 0.0:
+            bound = min(max(0.1 * known_w / max(n_stats, 1), min_objects), 25.0)
+            min_w_bin = max(min_leaf_w, bound)
         if is_cat[f]:
             if cat_mode == CAT_MULTIWAY:
                 ok, c, d, s, mb = best_split_multiway(kc, kn, miss, n_miss, criterion,
@@ -461,7 +468,7 @@ def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, w
             elif cat_mode == CAT_ONE_VS_REST:
                 ok, c, d, s, v, md = best_split_one_vs_rest(
                     kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n,
-                    min_leaf_w, uniforms[i])
+                    min_w_bin, uniforms[i])
                 kind[i] = CAT_BINARY
                 miss_dir[i] = md
                 r = (ok, c, d, s, v, 0.0)
@@ -470,7 +477,7 @@ def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, w
                     # is stored as a subset split with all present categories on the left.
                     known = _prefix(kc, nk - 1)
                     if _branch_ok(known, miss, kn.sum(), n_miss, criterion, min_leaf_n,
-                                  min_leaf_w):
+                                  min_w_bin):
                         alt = _child_impurity(known, miss, criterion)
                         if not ok or lower(alt, c):
                             c2, d2, s2 = _final_scores(known, np.zeros(n_stats), miss,
@@ -481,7 +488,7 @@ def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, w
             else:
                 ok, c, d, s, nl, md = best_split_ordered(
                     kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n,
-                    min_leaf_w, uniforms[i])
+                    min_w_bin, uniforms[i])
                 kind[i] = CAT_SUBSET
                 miss_dir[i] = md
                 r = (ok, c, d, s, nl, 0.0)
@@ -489,7 +496,7 @@ def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, w
             values = bin_values[bin_offsets[f]:bin_offsets[f + 1]]
             ok, c, d, s, b, t, md = best_split_numeric(
                 kb, kc, kn, values, miss, n_miss, criterion, missing_mode, min_leaf_n,
-                min_leaf_w, uniforms[i])
+                min_w_bin, uniforms[i])
             kind[i] = NUMERIC
             miss_dir[i] = md
             r = (ok, c, d, s, b, t)

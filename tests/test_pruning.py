@@ -1,0 +1,1327 @@
+"""Pruning: pre-pruning, reduced-error, C4.5's pessimistic pruning, cost complexity.
+
+Expected values come from the book (Zhou Zhihua, 《机器学习》 section 4.3, figures 4.5-4.7),
+from Quinlan's C4.5 book and Weka's J48 formula, from scikit-learn (its estimators and its own
+pruning routines run on quercus's tree), or from slow plain-Python re-implementations written
+here; no expectation is read back from the pruning code under test (unpruned quercus trees
+are the starting point where a test needs one).
+
+The book's example, worked by hand (training rows 1 2 3 6 7 10 14 15 16 17, validation rows
+4 5 8 9 11 12 13 of watermelon 2.0; 是 = good melon):
+
+* Root, 5 是 / 5 否. Gain(色泽) = Gain(脐部) = 1 - 0.4 * 1 - 0.4 * H(3/4) = 0.2755 (both split
+  the rows into a 2/2 group, a 3/1 group and a pure pair); 根蒂 0.115, 敲声 and 纹理 0.174,
+  触感 0. The book takes 脐部; quercus takes the first tied column.
+* With 脐部 first: the unpruned tree is figure 4.5: 脐部 = 凹陷 -> 色泽 (青绿 是, 乌黑 是, 浅白 否);
+  稍凹 -> 根蒂 (蜷缩 否, 稍蜷 -> 色泽 (青绿 是, 乌黑 -> 纹理 (清晰 否, 稍糊 是, 模糊 是), 浅白 是),
+  硬挺 是); 平坦 -> 否. (At 稍凹, 根蒂/敲声/触感 tie at 0.311; at 稍蜷, 色泽/纹理 at 0.252;
+  at 凹陷, 色泽/根蒂/纹理 at 0.811: the first column wins each time, as in the book.) It gets
+  4 ✓ 5 ✗ 8 ✗ 9 ✗ 11 ✓ 12 ✓ 13 ✗ = 3/7 on validation (42.9%).
+* Pre-pruning (figure 4.6): the root as a leaf (是) is right on 4 5 8 = 3/7; split by 脐部 it is
+  right on 4 5 8 11 12 = 5/7: split. 凹陷 (rows 4 5 13): 1 error as a leaf, 2 split by 色泽:
+  refuse. 稍凹 (rows 8 9): 1 error as a leaf, 1 split by 根蒂: no strict improvement, refuse.
+  Result: 脐部 with three leaves 是 是 否, 5/7 (71.4%).
+* Reduced error (figure 4.7): 纹理 node (rows 8 9): 2 errors split, 1 as a leaf: prune (57.1%).
+  The 色泽 node under 稍蜷 (rows 8 9): 1 vs 1, kept. 色泽 under 凹陷 (rows 4 5 13): 2 vs 1,
+  prune (71.4%). 根蒂 (rows 8 9): 1 vs 1, kept. Root: 2 vs 4, kept. Result: 脐部 = 凹陷 -> 是;
+  稍凹 -> 根蒂 (蜷缩 否, 稍蜷 -> 色泽 (是, 是, 是), 硬挺 是); 平坦 -> 否, 5/7.
+* strict_improvement=False turns every "1 vs 1" above into a prune / a split.
+"""
+
+import math
+import statistics
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.stats import beta
+from sklearn import datasets
+from sklearn.tree import DecisionTreeClassifier as SkClassifier
+from sklearn.tree import DecisionTreeRegressor as SkRegressor
+from sklearn.tree._tree import NODE_DTYPE, Tree, _build_pruned_tree_ccp, ccp_pruning_path
+
+import quercus
+from quercus import (C45Classifier, CARTClassifier, DecisionTreeClassifier,
+                     DecisionTreeRegressor, ID3Classifier, export_dict)
+from quercus._kernels.splits import LEAF, NUMERIC
+from quercus._pruning import added_errors, choose_alpha, weakest_link_path
+from quercus.datasets import load_golf, load_watermelon, watermelon_train_validation_split
+
+BOOK_COLUMNS = ["脐部", "色泽", "根蒂", "敲声", "纹理", "触感"]
+
+
+# ============================================================== helpers
+def _shape(est):
+    """The tree as nested (feature, {condition: subtree}) with class labels at the leaves."""
+    def rec(d):
+        if d["kind"] == "leaf":
+            return d["class"] if "class" in d else d["value"]
+        return (d["feature"], {c["condition"]: rec(c["node"]) for c in d["children"]})
+    return rec(export_dict(est))
+
+
+def _h(*counts):
+    n = sum(counts)
+    return -sum(c / n * math.log2(c / n) for c in counts if c)
+
+
+def _tree_fields(tree):
+    return {k: v.copy() for k, v in tree.__dict__.items()}
+
+
+def _first_seen(y):
+    order = []
+    for v in y:
+        if v not in order:
+            order.append(v)
+    return {v: i for i, v in enumerate(order)}
+
+
+def _node_label(est, node, priority):
+    """Majority class of a node's training counts, ties to the class seen first in y."""
+    v = est.tree_.value[node]
+    top = v.max()
+    tied = [c for c, x in zip(est.classes_, v) if x == top]
+    return min(tied, key=lambda c: priority[c])
+
+
+def _path(tree, x):
+    """Nodes visited by row ``x`` in a tree of numeric splits (left: x <= threshold)."""
+    node, out = 0, [0]
+    while tree.kind[node] != LEAF:
+        assert tree.kind[node] == NUMERIC
+        left, right = tree.children(node)
+        node = left if x[tree.feature[node]] <= tree.threshold[node] else right
+        out.append(node)
+    return out
+
+
+def _match(pruned, orig):
+    """Map every node of ``pruned`` to the node of ``orig`` at the same place, checking that
+    ``pruned`` is ``orig`` with some internal nodes turned into leaves (same splits, same
+    stored values). Returns (map, original nodes made leaves)."""
+    m, cut = {}, set()
+    stack = [(0, 0)]
+    while stack:
+        p, o = stack.pop()
+        m[p] = o
+        np.testing.assert_array_equal(pruned.value[p], orig.value[o])
+        assert pruned.weighted_n_node_samples[p] == orig.weighted_n_node_samples[o]
+        if pruned.kind[p] == LEAF:
+            if orig.kind[o] != LEAF:
+                cut.add(o)
+            continue
+        assert pruned.kind[p] == orig.kind[o]
+        assert pruned.feature[p] == orig.feature[o]
+        assert pruned.threshold[p] == orig.threshold[o]
+        assert pruned.n_children[p] == orig.n_children[o]
+        stack.extend(zip(pruned.children(p), orig.children(o)))
+    return m, cut
+
+
+def _check_structure(est, X, y):
+    """Invariants of a fitted (pruned) tree on its complete training data (no missing
+    values): children stored after their parent with depth + 1, weights add up, every
+    training row ends in exactly one leaf, every node's stored class counts are those of
+    the training rows passing through it (an empty branch keeps its parent's counts)."""
+    t = est.tree_
+    par = t.parent()
+    assert par[0] == -1
+    for i in range(t.node_count):
+        if t.kind[i] != LEAF:
+            kids = t.children(i)
+            assert min(kids) > i
+            assert all(t.depth[c] == t.depth[i] + 1 for c in kids)
+            assert t.weighted_n_node_samples[i] == pytest.approx(
+                sum(t.weighted_n_node_samples[c] for c in kids))
+            filled = [c for c in kids if t.weighted_n_node_samples[c] > 0]
+            np.testing.assert_allclose(t.value[i], t.value[filled].sum(axis=0))
+    assert (t.kind[est.apply(X)] == LEAF).all()
+    paths = est.decision_path(X).toarray().astype(bool)
+    assert (paths[:, t.kind == LEAF].sum(axis=1) == 1).all()
+    y = np.asarray(y)
+    for i in range(t.node_count):
+        rows = paths[:, i]
+        if rows.any():
+            counts = [np.sum(rows & (y == c)) for c in est.classes_]
+            np.testing.assert_allclose(t.value[i], counts, err_msg=f"node {i}")
+        else:
+            assert t.weighted_n_node_samples[i] == 0
+            np.testing.assert_allclose(t.value[i], t.value[par[i]],
+                                       err_msg=f"empty node {i}: not its parent's counts")
+
+
+def _random_classification(seed, n, p=2, k=2, levels=6, noise=0.3):
+    """Small integer-valued data (many ties), a threshold rule on x0 plus label noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, size=(n, p)).astype(float)
+    rule = (X[:, 0] * k // levels).astype(int)
+    y = np.where(rng.random(n) < noise, rng.integers(0, k, n), rule)
+    return X, np.array([f"c{v}" for v in y], dtype=object)
+
+
+# ============================================================== 1. the book's example
+def _book(columns):
+    X_tr, X_va, y_tr, y_va = watermelon_train_validation_split()
+    return X_tr[columns], X_va[columns], y_tr, y_va
+
+
+def _book_fit(columns, pruning, strict=True):
+    X_tr, X_va, y_tr, y_va = _book(columns)
+    kw = {} if pruning is None else {"eval_set": (X_va, y_va)}
+    est = ID3Classifier(pruning=pruning, strict_improvement=strict).fit(X_tr, y_tr, **kw)
+    return est, int((est.predict(X_va) == y_va.to_numpy()).sum())
+
+
+FIG_4_5 = ("脐部", {
+    "= 凹陷": ("色泽", {"= 青绿": "是", "= 乌黑": "是", "= 浅白": "否"}),
+    "= 稍凹": ("根蒂", {"= 蜷缩": "否",
+                      "= 稍蜷": ("色泽", {"= 青绿": "是",
+                                         "= 乌黑": ("纹理", {"= 清晰": "否", "= 稍糊": "是",
+                                                           "= 模糊": "是"}),
+                                         "= 浅白": "是"}),
+                      "= 硬挺": "是"}),
+    "= 平坦": "否"})
+FIG_4_6 = ("脐部", {"= 凹陷": "是", "= 稍凹": "是", "= 平坦": "否"})
+FIG_4_7 = ("脐部", {
+    "= 凹陷": "是",
+    "= 稍凹": ("根蒂", {"= 蜷缩": "否",
+                      "= 稍蜷": ("色泽", {"= 青绿": "是", "= 乌黑": "是", "= 浅白": "是"}),
+                      "= 硬挺": "是"}),
+    "= 平坦": "否"})
+
+
+def test_book_root_is_a_tie_between_color_and_navel_on_the_ten_training_rows():
+    X_tr, _, y_tr, _ = watermelon_train_validation_split()
+    gain = 1 - 0.4 * _h(2, 2) - 0.4 * _h(3, 1)  # = 0.2755, by hand
+    for columns, winner in ((list(X_tr.columns), "色泽"), (BOOK_COLUMNS, "脐部")):
+        table = ID3Classifier().fit(X_tr[columns], y_tr).explain().set_index("feature")
+        assert table.loc["色泽", "gain"] == pytest.approx(gain, abs=1e-12)
+        assert table.loc["脐部", "gain"] == pytest.approx(gain, abs=1e-12)
+        assert table.loc["根蒂", "gain"] == pytest.approx(1 - 0.5 * _h(3, 2) - 0.4, abs=1e-12)
+        others = table.drop(index=["色泽", "脐部"])["gain"]
+        assert (others < gain - 0.05).all()
+        assert table.index[table["chosen"]].tolist() == [winner]  # first tied column wins
+
+
+def test_book_unpruned_tree_is_figure_4_5_with_validation_accuracy_3_of_7():
+    est, correct = _book_fit(BOOK_COLUMNS, None)
+    assert _shape(est) == FIG_4_5
+    assert correct == 3  # 42.9%
+    assert est.pruning_report().empty
+
+
+def test_book_pre_pruning_is_figure_4_6_with_validation_accuracy_5_of_7():
+    est, correct = _book_fit(BOOK_COLUMNS, "pre")
+    assert _shape(est) == FIG_4_6
+    assert correct == 5  # 71.4%
+    report = est.pruning_report()
+    # Refused: 色泽 at 凹陷 (2 validation errors split vs 1 as a leaf), 根蒂 at 稍凹 (1 vs 1).
+    got = sorted(zip(report["feature"], report["error_before"], report["error_after"]))
+    assert got == [("根蒂", 1.0, 1.0), ("色泽", 2.0, 1.0)]
+    assert (report["leaves_removed"] == 0).all()
+    assert report["reason"].str.startswith("pre-pruning").all()
+
+
+def test_book_reduced_error_is_figure_4_7_with_validation_accuracy_5_of_7():
+    est, correct = _book_fit(BOOK_COLUMNS, "reduced_error")
+    assert _shape(est) == FIG_4_7
+    assert correct == 5  # 71.4%
+    report = est.pruning_report()
+    # The book's order: node 6 (纹理) first, 42.9% -> 57.1%, then node 2 (色泽 at 凹陷),
+    # 57.1% -> 71.4%; nodes 5 (色泽 at 稍蜷), 3 (根蒂) and 1 are kept.
+    assert report[["feature", "error_before", "error_after"]].values.tolist() == [
+        ["纹理", 2.0, 1.0], ["色泽", 2.0, 1.0]]
+    assert report["leaves_removed"].tolist() == [2, 2]
+    # The report's node ids are those of the pruned tree: 色泽's node is the 凹陷 leaf.
+    _, X_va, _, _ = _book(BOOK_COLUMNS)
+    concave = X_va[X_va["脐部"] == "凹陷"]
+    assert set(est.apply(concave)) == {int(report["node"].iloc[1])}
+    assert est.tree_.kind[int(report["node"].iloc[0])] == LEAF  # the 乌黑 leaf under 稍蜷
+
+
+def test_book_post_pruning_keeps_more_branches_than_pre_pruning():
+    pre, _ = _book_fit(BOOK_COLUMNS, "pre")
+    post, _ = _book_fit(BOOK_COLUMNS, "reduced_error")
+    full, _ = _book_fit(BOOK_COLUMNS, None)
+    assert (pre.get_n_leaves(), post.get_n_leaves(), full.get_n_leaves()) == (3, 7, 11)
+
+
+def test_book_non_strict_improvement_splits_and_prunes_on_equal_validation_error():
+    # Pre-pruning: 根蒂 at 稍凹 (1 vs 1) and 色泽 at 稍蜷 (1 vs 1) are now split; 纹理 at 乌黑
+    # (2 vs 1) and 色泽 at 凹陷 (2 vs 1) are still refused: the result is figure 4.7's shape.
+    pre, correct = _book_fit(BOOK_COLUMNS, "pre", strict=False)
+    assert _shape(pre) == FIG_4_7
+    assert correct == 5
+    report = pre.pruning_report()
+    assert sorted(zip(report["feature"], report["error_before"], report["error_after"])) == [
+        ("纹理", 2.0, 1.0), ("色泽", 2.0, 1.0)]
+    assert report["reason"].str.contains("raises").all()
+    # Reduced error: 色泽 at 稍蜷 (1 vs 1) and 根蒂 (1 vs 1) are pruned too: figure 4.6.
+    post, correct = _book_fit(BOOK_COLUMNS, "reduced_error", strict=False)
+    assert _shape(post) == FIG_4_6
+    assert correct == 5
+    report = post.pruning_report()
+    assert sorted(report["feature"]) == ["根蒂", "纹理", "色泽", "色泽"]
+    assert (report["error_after"] <= report["error_before"]).all()
+
+
+def test_book_original_column_order_roots_at_color_with_hand_computed_accuracies():
+    """色泽 first: 青绿 (1 6 10 17) -> 敲声 (gain 1: 浊响 是, 沉闷 否, 清脆 否); 乌黑 (2 3 7 15)
+    -> 根蒂 (tied with 脐部 and 触感 at 0.311; 蜷缩 是, 稍蜷 -> 纹理 (清晰 否, 稍糊 是, 模糊 是),
+    硬挺 是); 浅白 -> 否. Validation: 4 青绿/沉闷 否 ✗, 5 浅白 否 ✗, 8 乌黑/稍蜷/清晰 否 ✗,
+    9 乌黑/稍蜷/稍糊 是 ✗, 11 ✓, 12 ✓, 13 青绿/浊响 是 ✗: 2/7.
+    Pre-pruning: root leaf 3/7 vs 色泽 4/7 (青绿 and 乌黑 tie-free: 是 2/2 -> 是, 3/1 -> 是):
+    split; 青绿 (4 13): 1 error as a leaf, 2 split by 敲声: refuse; 乌黑 (8 9): 1 vs 1: refuse
+    (strict) or split, then 稍蜷 (8 9): 1 vs 2 by 纹理: refuse. Reduced error: 纹理 2 -> 1
+    pruned; 根蒂 1 vs 1 kept (strict) / pruned; 敲声 2 -> 1 pruned; root 3 vs 4 kept."""
+    cols = list(watermelon_train_validation_split()[0].columns)
+    assert cols[0] == "色泽"
+    full_shape = ("色泽", {
+        "= 青绿": ("敲声", {"= 浊响": "是", "= 沉闷": "否", "= 清脆": "否"}),
+        "= 乌黑": ("根蒂", {"= 蜷缩": "是",
+                          "= 稍蜷": ("纹理", {"= 清晰": "否", "= 稍糊": "是", "= 模糊": "是"}),
+                          "= 硬挺": "是"}),
+        "= 浅白": "否"})
+    three = ("色泽", {"= 青绿": "是", "= 乌黑": "是", "= 浅白": "否"})
+    five = ("色泽", {"= 青绿": "是", "= 乌黑": ("根蒂", {"= 蜷缩": "是", "= 稍蜷": "是",
+                                                      "= 硬挺": "是"}), "= 浅白": "否"})
+    expected = {(None, True): (full_shape, 2), (None, False): (full_shape, 2),
+                ("pre", True): (three, 4), ("pre", False): (five, 4),
+                ("reduced_error", True): (five, 4), ("reduced_error", False): (three, 4)}
+    for (pruning, strict), (shape, correct) in expected.items():
+        est, got = _book_fit(cols, pruning, strict)
+        assert (_shape(est), got) == (shape, correct), (pruning, strict)
+    est, _ = _book_fit(cols, "reduced_error", True)
+    report = est.pruning_report()
+    assert sorted(zip(report["feature"], report["error_before"], report["error_after"])) == [
+        ("敲声", 2.0, 1.0), ("纹理", 2.0, 1.0)]
+
+
+def test_book_validation_weights_scale_the_reported_errors():
+    X_tr, X_va, y_tr, y_va = _book(BOOK_COLUMNS)
+    est = ID3Classifier(pruning="reduced_error").fit(
+        X_tr, y_tr, eval_set=(X_va, y_va, np.full(len(y_va), 2.0)))
+    assert _shape(est) == FIG_4_7
+    report = est.pruning_report()
+    assert report[["error_before", "error_after"]].values.tolist() == [[4.0, 2.0], [4.0, 2.0]]
+    full = ID3Classifier().fit(X_tr, y_tr)
+    pruned = quercus.prune(full, "reduced_error", X_va, y_va,
+                           sample_weight=np.full(len(y_va), 3.0))
+    assert _shape(pruned) == FIG_4_7
+    assert pruned.pruning_report()["error_before"].tolist() == [6.0, 6.0]
+
+
+def test_book_reduced_error_counts_validation_rows_stopping_at_a_node_on_both_sides():
+    """Two extra validation rows like row 8 but with a 纹理 never seen in training, labelled
+    否: they stop at the 纹理 node and are predicted by its distribution (是, a 1/1 tie)
+    whether the node is pruned or not, so they cannot change the decision there. Counted
+    on both sides: split 2 + 2 = 4 errors vs 3 as a leaf, pruned as in the book; 色泽 at
+    稍蜷 (3 vs 3) and 根蒂 (3 vs 3) are kept, 色泽 at 凹陷 pruned: figure 4.7 again."""
+    X_tr, X_va, y_tr, y_va = _book(BOOK_COLUMNS)
+    extra = X_va.loc[[8, 8]].copy()
+    extra["纹理"] = "奇怪"
+    extra.index = [100, 101]
+    X_val = pd.concat([X_va, extra])
+    y_val = pd.concat([y_va, pd.Series(["否", "否"], index=extra.index)])
+    full = ID3Classifier().fit(X_tr, y_tr)
+    textures = full.tree_.feature == BOOK_COLUMNS.index("纹理")
+    assert set(full.apply(extra)) == set(np.flatnonzero(textures))  # they stop there
+    est = ID3Classifier(pruning="reduced_error").fit(X_tr, y_tr, eval_set=(X_val, y_val))
+    assert _shape(est) == FIG_4_7, est.pruning_report()
+    assert _shape(quercus.prune(full, "reduced_error", X_val, y_val)) == FIG_4_7
+
+
+# ============================================================== 2. scikit-learn's path
+def _runs(alphas, risks, rtol=1e-9):
+    """Collapse runs of equal alphas (scikit-learn prunes tied weakest links one at a time,
+    quercus all at once; tied alphas can differ in the last bits): keep each alpha once,
+    with the risk after its last step."""
+    a_out, r_out = [], []
+    for a, r in zip(alphas, risks):
+        if a_out and abs(a - a_out[-1]) <= rtol * max(abs(a), abs(a_out[-1])) + 1e-15:
+            r_out[-1] = r
+        else:
+            a_out.append(float(a))
+            r_out.append(float(r))
+    return np.array(a_out), np.array(r_out)
+
+
+def _sk_tree_from(est, n_features):
+    """quercus's tree as a scikit-learn Tree (structure, impurity, weights, values)."""
+    t = est.tree_
+    nodes = np.zeros(t.node_count, dtype=NODE_DTYPE)
+    for i in range(t.node_count):
+        if t.kind[i] == LEAF:
+            nodes[i]["left_child"] = nodes[i]["right_child"] = -1
+            nodes[i]["feature"], nodes[i]["threshold"] = -2, -2.0
+        else:
+            assert t.kind[i] == NUMERIC
+            nodes[i]["left_child"], nodes[i]["right_child"] = t.children(i)
+            nodes[i]["feature"], nodes[i]["threshold"] = t.feature[i], t.threshold[i]
+        nodes[i]["impurity"] = t.impurity[i]
+        nodes[i]["n_node_samples"] = t.n_node_samples[i]
+        nodes[i]["weighted_n_node_samples"] = t.weighted_n_node_samples[i]
+    n_out = t.value.shape[1]
+    tree = Tree(n_features, np.array([n_out], dtype=np.intp), 1)
+    tree.__setstate__({"max_depth": int(t.depth.max()), "node_count": t.node_count,
+                       "nodes": nodes,
+                       "values": np.ascontiguousarray(t.value[:, None, :], dtype=np.float64)})
+    return tree
+
+
+_SK_DATA = {}
+
+
+def _sk_data(name):
+    if name not in _SK_DATA:
+        X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
+        X = X.astype(np.float32).astype(np.float64)  # scikit-learn's own precision
+        if name != "diabetes":
+            order = np.argsort(y, kind="stable")  # first-seen class = smallest label
+            X, y = X[order], y[order]
+        _SK_DATA[name] = X, y
+    return _SK_DATA[name]
+
+
+def _partition(est, X):
+    """The set of training-row subsets of the nodes: equal for two trees exactly when they
+    split the rows the same way (tied splits that partition alike are then harmless)."""
+    paths = est.decision_path(X).toarray().astype(bool).T
+    return sorted(np.packbits(col).tobytes() for col in paths)
+
+
+def _tie_matched_sklearn(q, X, y, criterion):
+    """The first scikit-learn random_state (from 0) whose tree partitions the training rows
+    exactly as quercus's tree does (scikit-learn breaks feature ties at random, quercus by
+    column order)."""
+    target = _partition(q, X)
+    for rs in range(50):
+        sk = SkClassifier(criterion=criterion, random_state=rs).fit(X, y)
+        if _partition(sk, X) == target:
+            return rs
+    raise AssertionError("no scikit-learn random_state below 50 grows quercus's tree")
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("name", ["breast_cancer", "iris", "wine"])
+def test_weakest_link_path_equals_sklearn_cost_complexity_pruning_path(name, criterion):
+    X, y = _sk_data(name)
+    q = DecisionTreeClassifier(criterion=criterion).fit(X, y)
+    rs = _tie_matched_sklearn(q, X, y, criterion)
+    path = SkClassifier(criterion=criterion, random_state=rs).cost_complexity_pruning_path(X, y)
+    alphas, risks, steps = weakest_link_path(q, q.tree_, "impurity")
+    sk_a, sk_r = _runs(path.ccp_alphas, path.impurities)
+    q_a, q_r = _runs(alphas, risks)
+    np.testing.assert_allclose(q_a, sk_a, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(q_r, sk_r, rtol=1e-9, atol=1e-15)
+    assert alphas[0] == 0.0 and steps[0] == [] and steps[-1] == [0]
+    assert np.all(np.diff(alphas) >= 0)
+    if criterion == "entropy":  # the seeds' N_t H_t is the same thing on an entropy tree
+        a2, r2, _ = weakest_link_path(q, q.tree_, "entropy")
+        np.testing.assert_allclose(a2, alphas, rtol=1e-9, atol=1e-15)
+        np.testing.assert_allclose(r2, risks, rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["breast_cancer", "iris", "wine", "diabetes"])
+def test_weakest_link_path_equals_sklearn_ccp_pruning_path_on_the_same_tree(name):
+    """scikit-learn's own routine run on quercus's tree: immune to split ties."""
+    X, y = _sk_data(name)
+    q = (DecisionTreeRegressor() if name == "diabetes" else CARTClassifier()).fit(X, y)
+    path = ccp_pruning_path(_sk_tree_from(q, X.shape[1]))
+    sk_a, sk_r = _runs(path["ccp_alphas"], path["impurities"])
+    q_a, q_r = _runs(*weakest_link_path(q, q.tree_, "impurity")[:2])
+    np.testing.assert_allclose(q_a, sk_a, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(q_r, sk_r, rtol=1e-9, atol=1e-12)
+
+
+def test_regressor_weakest_link_path_equals_sklearn_on_diabetes():
+    X, y = _sk_data("diabetes")
+    q = DecisionTreeRegressor().fit(X, y)
+    path = SkRegressor(random_state=0).cost_complexity_pruning_path(X, y)
+    sk_a, sk_r = _runs(path.ccp_alphas, path.impurities)
+    q_a, q_r = _runs(*weakest_link_path(q, q.tree_, "impurity")[:2])
+    assert len(sk_a) > 100  # a long path with many tied alphas
+    np.testing.assert_allclose(q_a, sk_a, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(q_r, sk_r, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["breast_cancer", "iris", "wine"])
+def test_cart_ccp_alpha_matches_sklearn_ccp_alpha_between_path_alphas(name):
+    X, y = _sk_data(name)
+    q_full = CARTClassifier().fit(X, y)
+    rs = _tie_matched_sklearn(q_full, X, y, "gini")
+    path = SkClassifier(random_state=rs).cost_complexity_pruning_path(X, y)
+    a, _ = _runs(path.ccp_alphas, path.impurities)
+    mids = (a[1:] + a[:-1]) / 2
+    assert len(mids) >= 5
+    rng = np.random.default_rng(0)
+    X_new = (X + rng.normal(scale=0.05, size=X.shape) * X.std(axis=0)).astype(np.float32)
+    sk_full = _sk_tree_from(q_full, X.shape[1])
+    for alpha in mids:
+        q = CARTClassifier(ccp_alpha=alpha).fit(X, y)
+        sk = SkClassifier(random_state=rs, ccp_alpha=alpha).fit(X, y)
+        assert q.get_n_leaves() == sk.get_n_leaves(), alpha
+        assert q.get_depth() == sk.get_depth(), alpha
+        np.testing.assert_array_equal(q.predict(X), sk.predict(X))
+        np.testing.assert_allclose(q.predict_proba(X), sk.predict_proba(X), atol=1e-12)
+        # new rows: against scikit-learn's pruning of quercus's own tree (tied splits that
+        # partition the training rows alike may still route new rows differently)
+        sk_tree = Tree(X.shape[1], np.array([len(q.classes_)], dtype=np.intp), 1)
+        _build_pruned_tree_ccp(sk_tree, sk_full, alpha)
+        counts = sk_tree.predict(X_new).reshape(len(X_new), -1)
+        np.testing.assert_allclose(q.predict_proba(X_new.astype(np.float64)),
+                                   counts / counts.sum(axis=1, keepdims=True), atol=1e-12)
+        assert q.ccp_alpha_ == alpha
+        assert q.pruning_report()["reason"].str.startswith("weakest link").all()
+        # quercus.prune of the full tree gives the same tree.
+        pruned = quercus.prune(q_full, "cost_complexity", ccp_alpha=alpha)
+        assert export_dict(pruned) == export_dict(q)
+
+
+def test_regressor_ccp_alpha_matches_sklearn_pruning_of_the_same_tree():
+    X, y = _sk_data("diabetes")
+    q_full = DecisionTreeRegressor().fit(X, y)
+    sk_full = _sk_tree_from(q_full, X.shape[1])
+    a, _ = _runs(*weakest_link_path(q_full, q_full.tree_, "impurity")[:2])
+    picks = (a[1:] + a[:-1])[np.linspace(0, len(a) - 2, 12).astype(int)] / 2
+    X32 = X.astype(np.float32)
+    for alpha in picks:
+        q = DecisionTreeRegressor(ccp_alpha=alpha).fit(X, y)
+        sk = Tree(X.shape[1], np.array([1], dtype=np.intp), 1)
+        _build_pruned_tree_ccp(sk, sk_full, alpha)
+        assert q.get_n_leaves() == int((sk.children_left == -1).sum()), alpha
+        np.testing.assert_allclose(q.predict(X), sk.predict(X32).reshape(-1), rtol=1e-12)
+    # and against scikit-learn's own estimator where its tree is not affected by ties
+    big = a[-4:-1] + (a[-3:] - a[-4:-1]) / 2
+    for alpha in big:
+        q = DecisionTreeRegressor(ccp_alpha=alpha).fit(X, y)
+        sk = SkRegressor(random_state=0, ccp_alpha=alpha).fit(X, y)
+        assert q.get_n_leaves() == sk.get_n_leaves()
+        np.testing.assert_allclose(q.predict(X), sk.predict(X), rtol=1e-12)
+
+
+# ============================================================== 3. complexity table by hand
+def _nested(est):
+    """Numeric one-feature tree as (threshold, left, right), leaves as class-count tuples."""
+    t = est.tree_
+
+    def rec(i):
+        if t.kind[i] == LEAF:
+            return tuple(int(v) for v in t.value[i])
+        left, right = t.children(i)
+        return (float(t.threshold[i]), rec(left), rec(right))
+    return rec(0)
+
+
+def _hand_weakest_link(tree):
+    """Breiman's weakest-link sequence on a nested tree, with exact fractions and the
+    misclassification loss R(t) = (n_t - max class count) / N. Returns rows of
+    (alpha, R(T), n_splits, n_leaves)."""
+    def counts(t):
+        if len(t) == 2:
+            return t
+        a, b = counts(t[1]), counts(t[2])
+        return tuple(x + y for x, y in zip(a, b))
+
+    N = sum(counts(tree))
+
+    def risk(t):
+        c = counts(t)
+        return Fraction(sum(c) - max(c), N)
+
+    pruned = set()  # paths (tuples of 1/2) of the internal nodes made leaves
+
+    def leaves(t, path):
+        if len(t) == 2 or path in pruned:
+            return [t]
+        return leaves(t[1], path + (1,)) + leaves(t[2], path + (2,))
+
+    def internal(t, path):
+        if len(t) == 2 or path in pruned:
+            return []
+        return [(t, path)] + internal(t[1], path + (1,)) + internal(t[2], path + (2,))
+
+    def row(alpha):
+        lv = leaves(tree, ())
+        return alpha, sum(risk(x) for x in lv), len(internal(tree, ())), len(lv)
+
+    rows = [row(Fraction(0))]
+    while internal(tree, ()):
+        g = {path: (risk(t) - sum(risk(x) for x in leaves(t, path))) / (len(leaves(t, path)) - 1)
+             for t, path in internal(tree, ())}
+        best = min(g.values())
+        pruned |= {p for p, v in g.items() if v == best}
+        rows.append(row(best))
+    return rows
+
+
+# x = 1..12. Gini grows these trees (checked in the test); counts are (A, B).
+HAND_CASES = {
+    # The two children of the root have the same g = 1/24: one step prunes both.
+    "AAABAABBBABB": (6.5, (3.5, (3, 0), (4.5, (0, 1), (2, 0))),
+                     (9.5, (0, 3), (10.5, (1, 0), (0, 2)))),
+    # One node per step: g = 1/2, then 1, then 4 (in units of 1/12).
+    "AAAABBABBBBA": (4.5, (4, 0), (11.5, (7.5, (6.5, (0, 2), (1, 0)), (0, 4)), (1, 0))),
+}
+HAND_EXPECTED = {  # alpha, R(T), n_splits, n_leaves, worked by hand
+    "AAABAABBBABB": [(Fraction(0), Fraction(0), 5, 6), (Fraction(1, 24), Fraction(2, 12), 1, 2),
+                     (Fraction(1, 3), Fraction(6, 12), 0, 1)],
+    "AAAABBABBBBA": [(Fraction(0), Fraction(0), 4, 5), (Fraction(1, 24), Fraction(1, 12), 2, 3),
+                     (Fraction(1, 12), Fraction(2, 12), 1, 2),
+                     (Fraction(1, 3), Fraction(6, 12), 0, 1)],
+}
+
+
+@pytest.mark.parametrize("labels", sorted(HAND_CASES))
+def test_cp_table_matches_a_hand_worked_weakest_link_sequence(labels):
+    y = list(labels)
+    X = pd.DataFrame({"x": np.arange(1, len(y) + 1, dtype=float)})
+    full = CARTClassifier().fit(X, y)
+    assert _nested(full) == HAND_CASES[labels]
+    rows = _hand_weakest_link(HAND_CASES[labels])
+    assert rows == HAND_EXPECTED[labels]
+    r_root = Fraction(6, 12)
+    est = CARTClassifier(pruning="cost_complexity", ccp_loss="error", cv=3,
+                         random_state=0).fit(X, y)
+    table = est.cp_table_
+    assert list(table.columns) == ["alpha", "cp", "n_splits", "n_leaves", "rel_error",
+                                   "xerror", "xstd"]
+    np.testing.assert_allclose(table["alpha"], [float(r[0]) for r in rows], atol=1e-15)
+    np.testing.assert_allclose(table["cp"], [float(r[0] / r_root) for r in rows], atol=1e-15)
+    np.testing.assert_allclose(table["rel_error"], [float(r[1] / r_root) for r in rows],
+                               atol=1e-15)
+    assert table["n_splits"].tolist() == [r[2] for r in rows]
+    assert table["n_leaves"].tolist() == [r[3] for r in rows]
+    assert ((table["xerror"] >= 0) & (table["xerror"] <= 2)).all()
+    assert (table["xstd"] >= 0).all()
+    assert abs(table["xerror"].iloc[-1] - 1.0) <= 0.5  # the root alone: about 1
+    # weakest_link_path itself, with the same loss
+    alphas, risks, _ = weakest_link_path(full, full.tree_, "error")
+    np.testing.assert_allclose(alphas, [float(r[0]) for r in rows], atol=1e-15)
+    np.testing.assert_allclose(risks, [float(r[1]) for r in rows], atol=1e-15)
+    # the chosen alpha is the table's, and the fitted tree is that row's tree
+    assert est.ccp_alpha_ == choose_alpha(table, "1se")
+    chosen = table[np.isclose(table["alpha"], est.ccp_alpha_)]
+    assert est.get_n_leaves() == chosen["n_leaves"].min()
+
+
+def _table(xerror, xstd):
+    n = len(xerror)
+    return pd.DataFrame({"alpha": np.arange(n) / 100.0, "cp": np.arange(n) / 50.0,
+                         "n_splits": np.arange(n)[::-1], "n_leaves": np.arange(n)[::-1] + 1,
+                         "rel_error": np.linspace(0.2, 1, n), "xerror": xerror, "xstd": xstd})
+
+
+def test_choose_alpha_min_takes_the_lowest_xerror_and_1se_the_smallest_tree_within_one_se():
+    # minimum 0.45 at alpha 0.02 (xstd 0.06): the 1-SE bound is 0.51; 0.05 is within it,
+    # 0.03 (0.55) is not but does not stop the search; 0.04 (0.52) is just outside.
+    t = _table([0.60, 0.50, 0.45, 0.55, 0.52, 0.50, 0.90],
+               [0.08, 0.07, 0.06, 0.07, 0.07, 0.07, 0.09])
+    assert choose_alpha(t, "min") == 0.02
+    assert choose_alpha(t, "1se") == 0.05
+    # a smaller standard error at the minimum narrows the choice
+    t2 = _table([0.60, 0.50, 0.45, 0.55, 0.52, 0.50, 0.90],
+                [0.08, 0.07, 0.01, 0.07, 0.07, 0.07, 0.09])
+    assert choose_alpha(t2, "1se") == 0.02
+
+
+def test_choose_alpha_ties_go_to_the_smaller_tree():
+    t = _table([0.70, 0.40, 0.40, 0.80], [0.1, 0.05, 0.02, 0.1])
+    assert choose_alpha(t, "min") == 0.02
+    # 1se measures from the smaller tied tree (xstd 0.02): bound 0.42
+    assert choose_alpha(t, "1se") == 0.02
+    t = _table([0.70, 0.40, 0.40, 0.41], [0.1, 0.05, 0.02, 0.1])
+    assert choose_alpha(t, "1se") == 0.03
+
+
+def test_cv_rule_min_and_1se_on_a_fitted_table():
+    y = list("AAAABBABBBBA")
+    X = pd.DataFrame({"x": np.arange(1, 13, dtype=float)})
+    for rule in ("min", "1se"):
+        est = CARTClassifier(pruning="cost_complexity", ccp_loss="error", cv=3, cv_rule=rule,
+                             random_state=0).fit(X, y)
+        x, s = est.cp_table_["xerror"].to_numpy(), est.cp_table_["xstd"].to_numpy()
+        best = np.flatnonzero(x == x.min())[-1]
+        bound = x.min() if rule == "min" else x.min() + s[best]
+        expected = est.cp_table_["alpha"].to_numpy()[np.flatnonzero(x <= bound + 1e-12)[-1]]
+        assert est.ccp_alpha_ == expected
+
+
+def test_cp_table_xerror_of_the_full_tree_and_of_the_root_by_hand():
+    """With a CV splitter: the first row (alpha 0) is each fold's full tree, the last row
+    the root alone (each fold predicts its training majority, ties to the class seen
+    first); both are counted here fold by fold and scaled by the root's training errors."""
+    from sklearn.model_selection import KFold
+    X, y = _random_classification(5, 60, 2, 2)
+    splitter = KFold(4, shuffle=True, random_state=0)
+    est = CARTClassifier(pruning="cost_complexity", cv=splitter).fit(X, y)
+    table = est.cp_table_
+    root_err = len(y) - max(np.sum(y == c) for c in np.unique(y))
+    full_err = root_only_err = 0
+    for train, test in splitter.split(X):
+        fold = CARTClassifier().fit(X[train], y[train])
+        full_err += int(np.sum(fold.predict(X[test]) != y[test]))
+        priority = _first_seen(y[train])
+        counts = {c: np.sum(y[train] == c) for c in priority}
+        top = max(counts.values())
+        majority = min((c for c in counts if counts[c] == top), key=priority.get)
+        root_only_err += int(np.sum(y[test] != majority))
+    assert table["xerror"].iloc[0] == pytest.approx(full_err / root_err, rel=1e-12)
+    assert table["xerror"].iloc[-1] == pytest.approx(root_only_err / root_err, rel=1e-12)
+    # the columns that do not depend on the folds are those of the plain path
+    alphas, risks, _ = weakest_link_path(est, CARTClassifier().fit(X, y).tree_, "impurity")
+    np.testing.assert_allclose(table["alpha"], alphas, atol=1e-15)
+    np.testing.assert_allclose(table["rel_error"], risks / risks[-1], atol=1e-12)
+
+
+def test_ccp_alpha_applies_after_any_other_pruning():
+    X, y = _random_classification(8, 120, 2, 2)
+    X_tr, X_va, y_tr, y_va = X[:90], X[90:], y[:90], y[90:]
+    full = DecisionTreeClassifier().fit(X_tr, y_tr)
+    pess = quercus.prune(full, "pessimistic")
+    alphas = np.unique(weakest_link_path(pess, pess.tree_, "impurity")[0])
+    alpha = float((alphas[1] + alphas[2]) / 2)
+    both = DecisionTreeClassifier(pruning="pessimistic", ccp_alpha=alpha,
+                                  min_objects=0).fit(X_tr, y_tr)
+    assert export_dict(both) == export_dict(quercus.prune(pess, "cost_complexity",
+                                                          ccp_alpha=alpha))
+    assert both.get_n_leaves() < pess.get_n_leaves()
+    assert both.ccp_alpha_ == alpha
+    reasons = both.pruning_report()["reason"]
+    assert reasons.str.startswith("weakest link").any()
+    assert (~reasons.str.startswith("weakest link")).any()
+    red = quercus.prune(full, "reduced_error", X_va, y_va)
+    alphas = np.unique(weakest_link_path(red, red.tree_, "impurity")[0])
+    alpha = float((alphas[1] + alphas[2]) / 2)
+    both = DecisionTreeClassifier(pruning="reduced_error", ccp_alpha=alpha).fit(
+        X_tr, y_tr, eval_set=(X_va, y_va))
+    assert export_dict(both) == export_dict(quercus.prune(red, "cost_complexity",
+                                                          ccp_alpha=alpha))
+    assert both.get_n_leaves() < red.get_n_leaves()
+
+
+def test_ccp_alpha_is_set_when_cross_validation_selects_the_full_tree():
+    # xerror is lowest for the full tree (alpha 0) here, so the selected alpha is 0.
+    y = list("AAABBBAAABBB")
+    X = pd.DataFrame({"x": np.arange(1, 13, dtype=float)})
+    est = CARTClassifier(pruning="cost_complexity", ccp_loss="error", cv=3,
+                         random_state=0).fit(X, y)
+    assert choose_alpha(est.cp_table_, "1se") == 0.0
+    assert est.get_n_leaves() == 4
+    assert est.ccp_alpha_ == 0.0
+
+
+def test_fitted_tree_is_the_selected_row_of_the_cp_table_when_a_split_has_zero_alpha():
+    """x <= 2.5 splits (3A, 1B) into (2A) and the unsplittable (1A, 1B): no fewer errors, so
+    its weakest-link alpha under ccp_loss="error" is 0. The table lists the full tree
+    (alpha 0, 2 splits) and the tree without that split (alpha 0, 1 split); both are
+    evaluated at alpha 0 so their xerror ties, and ties go to the smaller tree."""
+    X = pd.DataFrame({"x": [1.0, 2, 3, 3, 6, 7, 8, 9]})
+    y = list("AAABBBBB")
+    full = CARTClassifier().fit(X, y)
+    assert _nested(full) == (4.5, (2.5, (2, 0), (1, 1)), (0, 4))
+    rows = _hand_weakest_link(_nested(full))
+    assert rows == [(0, Fraction(1, 8), 2, 3), (0, Fraction(1, 8), 1, 2),
+                    (Fraction(1, 4), Fraction(3, 8), 0, 1)]
+    est = CARTClassifier(pruning="cost_complexity", ccp_loss="error", cv=3,
+                         random_state=0).fit(X, y)
+    table = est.cp_table_
+    assert table["n_leaves"].tolist() == [3, 2, 1]
+    alpha = choose_alpha(table, est.cv_rule)
+    selected = table[table["alpha"] == alpha]["n_leaves"].min()
+    assert est.get_n_leaves() == selected, (
+        f"cp_table_ selects the {selected}-leaf tree, the fitted tree has "
+        f"{est.get_n_leaves()} leaves")
+
+
+# ============================================================== 4. pessimistic (C4.5 / J48)
+def _j48_add_errs(n, e, cf):
+    """Weka's Stats.addErrs, written out from its definition: e = 0 the exact binomial upper
+    limit n (1 - cf^(1/n)); 0 < e < 1 interpolated linearly to e = 1; otherwise the normal
+    approximation with continuity correction (Wilson's upper bound at (e + 0.5) / n)."""
+    if e < 1:
+        base = n * (1 - cf ** (1 / n))
+        return base + e * (_j48_add_errs(n, 1, cf) - base)
+    if e + 0.5 >= n:
+        return max(n - e, 0.0)
+    z = statistics.NormalDist().inv_cdf(1 - cf)
+    f = (e + 0.5) / n
+    upper = (f + z * z / (2 * n) + z * math.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (
+        1 + z * z / n)
+    return upper * n - e
+
+
+def test_added_errors_zero_errors_is_the_exact_binomial_limit():
+    # Quinlan's C4.5 book: U_25%(0, 6) = 0.206, U_25%(0, 9) = 0.143, U_25%(0, 1) = 0.750
+    assert added_errors(6, 0, 0.25) == pytest.approx(6 * (1 - 0.25 ** (1 / 6)), rel=1e-12)
+    assert added_errors(6, 0, 0.25) == pytest.approx(6 * 0.206, abs=0.005)  # ~1.2
+    assert added_errors(9, 0, 0.25) == pytest.approx(9 * 0.143, abs=0.005)
+    assert added_errors(1, 0, 0.25) == pytest.approx(0.75, rel=1e-12)
+    for n in (1, 2, 5, 14.5, 100):
+        for cf in (0.5, 0.25, 0.1, 0.01):
+            # P(0 errors | p = U) = (1 - U)^n = cf: U is the exact upper limit
+            u = added_errors(n, 0, cf) / n
+            assert (1 - u) ** n == pytest.approx(cf, rel=1e-9)
+
+
+@pytest.mark.parametrize("cf", [0.5, 0.25, 0.1, 0.01])
+def test_added_errors_equals_the_j48_formula(cf):
+    for n in (1, 2, 3, 6, 9, 16, 30, 100, 7.5, 0.4):
+        for e in (0, 0.3, 0.7, 1, 1.5, 2, 5, 29, n - 0.6, n - 0.4, n):
+            if e < 0 or e > n:
+                continue
+            assert added_errors(n, e, cf) == pytest.approx(_j48_add_errs(n, e, cf),
+                                                           rel=1e-10, abs=1e-12), (n, e)
+    assert added_errors(0, 0, cf) == 0.0
+
+
+def test_added_errors_normal_approximation_is_close_to_the_exact_binomial_limit():
+    # Quinlan: U_25%(1, 16) = 0.157 (16 * 0.157 = 2.512 errors); J48's approximation 2.476.
+    assert 1 + added_errors(16, 1, 0.25) == pytest.approx(2.476, abs=0.001)
+    for n, e in ((16, 1), (30, 3), (40, 2), (100, 10), (200, 5), (50, 20)):
+        exact = n * beta.ppf(1 - 0.25, e + 1, n - e)  # Clopper-Pearson upper limit
+        assert e + added_errors(n, e, 0.25) == pytest.approx(exact, rel=0.04), (n, e)
+
+
+def test_added_errors_grow_as_the_confidence_factor_falls():
+    for n, e in ((6, 0), (16, 1), (40, 7.5), (3, 0.5)):
+        values = [added_errors(n, e, cf) for cf in (0.5, 0.25, 0.1, 0.05, 0.01, 0.001)]
+        assert all(a < b for a, b in zip(values, values[1:])), (n, e, values)
+
+
+def _voting():
+    X = pd.DataFrame({"education": ["n"] * 6 + ["y"] * 9 + ["u"]})
+    return X, ["democrat"] * 15 + ["republican"]
+
+
+@pytest.mark.parametrize("min_objects", [0, 2])
+def test_quinlans_voting_example_prunes_three_leaves_into_one(min_objects):
+    """C4.5 book, section 4.2: leaves of 6, 9 and 1 cases with no error; as one leaf 16
+    cases with 1 error. Subtree 6 U(0,6) + 9 U(0,9) + 1 U(0,1) = 3.273 > leaf.
+    J48's minimum of 2 cases (its default -M 2) allows the split: two of its branches hold
+    at least 2 cases (C45Split.handleEnumeratedAttribute: Distribution.check(minNoObj))."""
+    X, y = _voting()
+    assert C45Classifier(pruning=None, min_objects=min_objects).fit(X, y).get_n_leaves() == 3
+    est = C45Classifier(min_objects=min_objects).fit(X, y)
+    assert est.get_n_leaves() == 1
+    report = est.pruning_report()
+    assert len(report) == 1
+    subtree = sum(n * (1 - 0.25 ** (1 / n)) for n in (6, 9, 1))
+    assert report["error_before"].iloc[0] == pytest.approx(subtree, rel=1e-9)
+    assert subtree == pytest.approx(3.273, abs=0.001)
+    assert report["error_after"].iloc[0] == pytest.approx(1 + _j48_add_errs(16, 1, 0.25),
+                                                          rel=1e-9)
+    assert report["reason"].iloc[0] == "estimated errors as a leaf are not higher"
+
+
+def _two_branch_data(pos_u, neg_v, pos_v):
+    """Attribute a: u holds ``pos_u`` positives; v holds ``neg_v`` negatives and ``pos_v``
+    positives (so the root as a leaf says 'pos' whenever pos_u + pos_v > neg_v)."""
+    X = pd.DataFrame({"a": ["u"] * pos_u + ["v"] * (neg_v + pos_v)})
+    y = ["pos"] * pos_u + ["neg"] * neg_v + ["pos"] * pos_v
+    return X, y
+
+
+@pytest.mark.parametrize("raising", [True, False])
+def test_pessimistic_prunes_when_the_leaf_is_within_0_1_of_the_subtree_as_j48(raising):
+    def est(n, e):
+        return e + _j48_add_errs(n, e, 0.25)
+    # (3 pos) | (4 neg, 3 pos); as a leaf (10 cases, 4 errors): 5.560 vs 5.475 + 0.1
+    X, y = _two_branch_data(3, 4, 3)
+    subtree, leaf = est(3, 0) + est(7, 3), est(10, 4)
+    assert subtree < leaf <= subtree + 0.1
+    fitted = C45Classifier(subtree_raising=raising).fit(X, y)
+    assert fitted.get_n_leaves() == 1
+    report = fitted.pruning_report()
+    assert len(report) == 1
+    assert report["error_before"].iloc[0] == pytest.approx(subtree, rel=1e-9)
+    assert report["error_after"].iloc[0] == pytest.approx(leaf, rel=1e-9)
+    assert report["reason"].iloc[0] == "estimated errors as a leaf are not higher"
+    # (3 pos) | (2 neg, 1 pos); as a leaf (6 cases, 2 errors): 3.321 > 3.154 + 0.1: kept
+    X, y = _two_branch_data(3, 2, 1)
+    assert est(6, 2) > est(3, 0) + est(3, 1) + 0.1
+    fitted = C45Classifier(subtree_raising=raising).fit(X, y)
+    assert fitted.get_n_leaves() == 2
+    assert fitted.pruning_report().empty
+
+
+@pytest.mark.parametrize("cf", [0.5, 0.25])
+def test_pessimistic_first_collapses_subtrees_that_fix_no_training_error(cf):
+    """J48's collapse(): (4 pos) | (2 pos, 2 neg) makes 2 training errors, as many as the
+    root as a leaf (6 pos, 2 neg), so the split goes before any estimate is looked at."""
+    X, y = _two_branch_data(4, 2, 2)
+    assert C45Classifier(pruning=None).fit(X, y).get_n_leaves() == 2
+    fitted = C45Classifier(confidence_factor=cf).fit(X, y)
+    assert fitted.get_n_leaves() == 1
+    report = fitted.pruning_report()
+    assert report[["feature", "leaves_removed", "error_before", "error_after"]].values.tolist() \
+        == [["a", 1, 2.0, 2.0]]
+    assert report["reason"].iloc[0].startswith("collapse")
+
+
+def test_c45_defaults_to_pessimistic_pruning():
+    assert C45Classifier().pruning == "pessimistic"
+    X, y = load_watermelon("2.0")
+    assert export_dict(C45Classifier().fit(X, y)) == export_dict(
+        C45Classifier(pruning="pessimistic").fit(X, y))
+    assert C45Classifier().fit(X, y).get_n_leaves() < C45Classifier(pruning=None).fit(
+        X, y).get_n_leaves()
+
+
+def test_c45_pessimistic_on_golf_is_quinlans_tree():
+    X, y = load_golf()
+    est = C45Classifier(pruning="pessimistic").fit(X, y)
+    shape = _shape(est)
+    assert shape[0] == "outlook"
+    branches = shape[1]
+    assert branches["= overcast"] == "yes"
+    assert branches["= rain"] == ("windy", {"= False": "yes", "= True": "no"})
+    feature, sunny = branches["= sunny"]
+    assert feature == "humidity"
+    (le, yes), (gt, no) = sunny.items()
+    assert (yes, no) == ("yes", "no")
+    # C4.5 prints 75 (the largest value below the cut); the cut lies between 70 and 85
+    thr = export_dict(est)["children"][0]["node"]["threshold"]
+    assert 70 <= thr < 85 and le.startswith("<=") and gt.startswith(">")
+    assert est.pruning_report().empty
+    assert est.get_n_leaves() == 5
+
+
+def _sk_or_local(name):
+    if name == "golf":
+        return load_golf()
+    if name.startswith("watermelon"):
+        return load_watermelon(name.split("_")[1])
+    if name == "noisy":
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(300, 4))
+        return X, np.where(X[:, 0] + 0.8 * rng.normal(size=300) > 0, "a", "b")
+    return getattr(datasets, f"load_{name}")(return_X_y=True)
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", "breast_cancer", "watermelon_2.0",
+                                  "watermelon_3.0", "golf", "noisy"])
+def test_smaller_confidence_factor_prunes_at_least_as_much(name):
+    X, y = _sk_or_local(name)
+    full = C45Classifier(pruning=None).fit(X, y).get_n_leaves()
+    for raising in (True, False):
+        leaves = [C45Classifier(confidence_factor=cf, subtree_raising=raising).fit(X, y)
+                  .get_n_leaves() for cf in (0.5, 0.25, 0.1, 0.01)]
+        assert all(b <= a for a, b in zip(leaves, leaves[1:])), leaves
+        assert leaves[0] <= full
+
+
+def test_smaller_confidence_factor_can_keep_a_branch_as_j48_does():
+    """Not a theorem: J48's estimate switches from the exact e = 0 limit to the normal
+    approximation at e >= 1, so a smaller CF can keep more. Node (18 cases, 1 error) with
+    leaves (2, 1) [after its own pruning] and (16, 0): at CF 0.05 the leaf estimate is
+    below the subtree's (+0.1), at CF 0.01 above it."""
+    rows = [("a", 5.0, 0.0, "p")] * 20 + [("b", 1.0, -1.0, "p"), ("b", 1.0, 0.0, "q")]
+    rows += [("b", 5.0 + i, (-2.0 if i % 2 else 1.0), "q") for i in range(16)]
+    X = pd.DataFrame([r[:3] for r in rows], columns=["c0", "x", "z"])
+    y = [r[3] for r in rows]
+    # grown without J48's minimum of 2 cases, so that the one-case leaves exist
+    assert _shape(C45Classifier(pruning=None, min_objects=0).fit(X, y))[1]["= b"][0] == "x"
+
+    def est(n, e, cf):
+        return e + _j48_add_errs(n, e, cf)
+    for cf, pruned in ((0.05, True), (0.01, False)):
+        leaf = est(18, 1, cf)
+        subtree = est(2, 1, cf) + est(16, 0, cf)
+        assert (leaf <= subtree + 0.1) == pruned
+        expected = 2 if pruned else 3
+        assert C45Classifier(confidence_factor=cf, min_objects=0).fit(
+            X, y).get_n_leaves() == expected
+
+
+def _raising_data(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 80))
+    k = int(rng.integers(2, 6))
+    X = pd.DataFrame({f"c{j}": rng.choice(list("abcdef"[:k]), n)
+                      for j in range(int(rng.integers(1, 4)))})
+    X["x"] = rng.integers(0, 10, n).astype(float)
+    X["z"] = rng.normal(size=n).round(1)
+    signal = (X["x"] > 4) if rng.random() < 0.5 else X["c0"].isin(["a"])
+    y = np.where(signal ^ (rng.random(n) < rng.uniform(0.05, 0.3)), "p", "q")
+    return X, y
+
+
+def test_subtree_raising_happens_and_keeps_the_tree_consistent():
+    raised = differs = 0
+    for seed in range(150):
+        X, y = _raising_data(seed)
+        with_raising = C45Classifier(subtree_raising=True).fit(X, y)
+        without = C45Classifier(subtree_raising=False).fit(X, y)
+        reasons = with_raising.pruning_report()["reason"]
+        assert not without.pruning_report()["reason"].str.startswith("subtree raising").any()
+        _check_structure(without, X, y)
+        # without raising the pruned tree is the unpruned one with some nodes made leaves
+        _match(without.tree_, C45Classifier(pruning=None, min_objects=2).fit(X, y).tree_)
+        if reasons.str.startswith("subtree raising").any():
+            raised += 1
+            _check_structure(with_raising, X, y)
+            differs += export_dict(with_raising) != export_dict(without)
+    assert raised >= 3
+    assert differs >= 1
+
+
+# ============================================================== 5. quercus.prune
+def _slow_reduced_error(est, X_val, y_val, strict, priority):
+    """Reduced-error pruning re-implemented on the original tree. Returns the decisions
+    {original node: (validation error of its subtree, as a leaf)} of every node pruned,
+    in the bottom-up pass (nested ones included), and each node's label."""
+    t = est.tree_
+    labels = [_node_label(est, i, priority) for i in range(t.node_count)]
+    leaf_err = [0] * t.node_count
+    for x, target in zip(X_val, y_val):
+        for node in _path(t, x):
+            leaf_err[node] += target != labels[node]
+    decisions = {}
+
+    def rec(node):
+        if t.kind[node] == LEAF:
+            return leaf_err[node]
+        sub = sum(rec(c) for c in t.children(node))
+        if leaf_err[node] < sub if strict else leaf_err[node] <= sub:
+            decisions[node] = (sub, leaf_err[node])
+            return leaf_err[node]
+        return sub
+    rec(0)
+    return decisions, labels
+
+
+def _top_level(tree, nodes):
+    par = tree.parent()
+
+    def has_ancestor(n):
+        a = par[n]
+        while a >= 0:
+            if a in nodes:
+                return True
+            a = par[a]
+        return False
+    return {n for n in nodes if not has_ancestor(n)}
+
+
+def _slow_predict(tree, X, cut, labels):
+    out = []
+    for x in X:
+        node = 0
+        for node in _path(tree, x):
+            if node in cut:
+                break
+        out.append(labels[node])
+    return np.array(out, dtype=object)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(6, 60), n_val=st.integers(1, 40),
+       p=st.integers(1, 3), k=st.integers(2, 3), strict=st.booleans())
+def test_reduced_error_equals_a_slow_reimplementation(seed, n, n_val, p, k, strict):
+    X, y = _random_classification(seed, n + n_val, p, k)
+    X_tr, y_tr, X_va, y_va = X[:n], y[:n], X[n:], y[n:]
+    keep = np.isin(y_va, np.unique(y_tr))
+    X_va, y_va = X_va[keep], y_va[keep]
+    if len(y_va) == 0:
+        X_va, y_va = X_tr[:2], y_tr[:2]
+    full = DecisionTreeClassifier().fit(X_tr, y_tr)
+    before = export_dict(full)
+    fields = _tree_fields(full.tree_)
+    pruned = quercus.prune(full, "reduced_error", X_va, y_va, strict_improvement=strict)
+    # the original is untouched
+    assert export_dict(full) == before
+    for k_, v in fields.items():
+        np.testing.assert_array_equal(getattr(full.tree_, k_), v)
+    assert full.pruning_report().empty
+    priority = _first_seen(y_tr)
+    decisions, labels = _slow_reduced_error(full, X_va, y_va, strict, priority)
+    cut = _top_level(full.tree_, set(decisions))
+    # the pruned tree is the original with exactly those subtrees replaced by leaves
+    node_map, got_cut = _match(pruned.tree_, full.tree_)
+    assert got_cut == cut
+    assert pruned.get_n_leaves() <= full.get_n_leaves()
+    X_test = np.vstack([X_tr, X_va, _random_classification(seed + 1, 30, p, k)[0]])
+    np.testing.assert_array_equal(pruned.predict(X_test),
+                                  _slow_predict(full.tree_, X_test, cut, labels))
+    # the report: one row per pruned node, errors as computed here
+    report = pruned.pruning_report()
+    assert len(report) == len(decisions)
+    assert (report["error_after"] <= report["error_before"]).all()
+    if strict:
+        assert (report["error_after"] < report["error_before"]).all()
+    shown = report[report["node"] >= 0]
+    assert {node_map[int(i)] for i in shown["node"]} == cut
+    for _, r in shown.iterrows():
+        o = node_map[int(r["node"])]
+        assert (r["error_before"], r["error_after"]) == decisions[o]
+        assert r["feature"] == f"x{full.tree_.feature[o]}"
+    # leaves_removed counts each step's own removals: they add up to the difference
+    assert report["leaves_removed"].sum() == full.get_n_leaves() - pruned.get_n_leaves()
+    assert sorted(decisions.values()) == sorted(zip(report["error_before"],
+                                                    report["error_after"]))
+    # validation error never grows
+    assert (pruned.predict(X_va) != y_va).sum() <= (full.predict(X_va) != y_va).sum()
+    # fitting with pruning="reduced_error" and eval_set gives the same tree
+    fitted = DecisionTreeClassifier(pruning="reduced_error", strict_improvement=strict).fit(
+        X_tr, y_tr, eval_set=(X_va, y_va))
+    assert export_dict(fitted) == export_dict(pruned)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(8, 80), p=st.integers(1, 3),
+       k=st.integers(2, 3))
+def test_no_pruning_method_increases_the_number_of_leaves(seed, n, p, k):
+    X, y = _random_classification(seed, n + 20, p, k)
+    X_tr, y_tr, X_va, y_va = X[:n], y[:n], X[n:], y[n:]
+    keep = np.isin(y_va, np.unique(y_tr))
+    X_va, y_va = X_va[keep], y_va[keep]
+    if len(y_va) == 0:
+        X_va, y_va = X_tr[:3], y_tr[:3]
+    full = DecisionTreeClassifier(criterion="entropy").fit(X_tr, y_tr)
+    leaves = full.get_n_leaves()
+    alphas = weakest_link_path(full, full.tree_, "impurity")[0]
+    results = {
+        "pre": DecisionTreeClassifier(criterion="entropy", pruning="pre").fit(
+            X_tr, y_tr, eval_set=(X_va, y_va)),
+        "pre, not strict": DecisionTreeClassifier(
+            criterion="entropy", pruning="pre", strict_improvement=False).fit(
+            X_tr, y_tr, eval_set=(X_va, y_va)),
+        "reduced_error": quercus.prune(full, "reduced_error", X_va, y_va),
+        "reduced_error, not strict": quercus.prune(full, "reduced_error", X_va, y_va,
+                                                   strict_improvement=False),
+        "pessimistic": quercus.prune(full, "pessimistic"),
+        "pessimistic, no raising": quercus.prune(full, "pessimistic", subtree_raising=False),
+        "pessimistic on validation": quercus.prune(full, "pessimistic", X_va, y_va),
+        "cost_complexity": quercus.prune(full, "cost_complexity",
+                                         ccp_alpha=float(np.median(alphas)) + 1e-12),
+        "cost_complexity, error": quercus.prune(full, "cost_complexity", ccp_alpha=0.01,
+                                                ccp_loss="error"),
+    }
+    for name, est in results.items():
+        assert est.get_n_leaves() <= leaves, name
+        if name.startswith("pre"):
+            _check_structure(est, X_tr, y_tr)
+            continue
+        assert est.pruning == name.split(",")[0].split(" ")[0]
+        if name == "pessimistic":  # subtree raising may re-sort the training rows
+            _check_structure(est, X_tr, y_tr)
+        elif name != "pessimistic on validation":
+            _match(est.tree_, full.tree_)  # the original with some subtrees made leaves
+    # pessimistic with the kept training data is C4.5-style fitting with pruning on
+    fitted = DecisionTreeClassifier(criterion="entropy", pruning="pessimistic",
+                                    min_objects=0).fit(X_tr, y_tr)
+    assert export_dict(fitted) == export_dict(results["pessimistic"])
+
+
+def test_prune_leaves_the_original_untouched_for_every_method():
+    X_tr, X_va, y_tr, y_va = watermelon_train_validation_split()
+    full = C45Classifier(pruning=None).fit(X_tr, y_tr)
+    before, fields = export_dict(full), _tree_fields(full.tree_)
+    params = full.get_params()
+    alphas = np.unique(weakest_link_path(full, full.tree_, "impurity")[0])
+    for method, args in (("reduced_error", (X_va, y_va)), ("pessimistic", ()),
+                         ("cost_complexity", ())):
+        kw = {"ccp_alpha": (alphas[1] + alphas[2]) / 2} if method == "cost_complexity" else {}
+        pruned = quercus.prune(full, method, *args, **kw)
+        assert pruned is not full and pruned.tree_ is not full.tree_
+        assert pruned.get_n_leaves() < full.get_n_leaves(), method
+    assert export_dict(full) == before
+    for k_, v in fields.items():
+        np.testing.assert_array_equal(getattr(full.tree_, k_), v)
+    assert full.get_params() == params
+    assert full.pruning_report().empty
+
+
+def test_prune_bad_calls_raise_clear_errors():
+    X_tr, X_va, y_tr, y_va = watermelon_train_validation_split()
+    full = ID3Classifier().fit(X_tr, y_tr)
+    with pytest.raises(ValueError, match="method must be one of"):
+        quercus.prune(full, "minimal")
+    with pytest.raises(ValueError, match=r"needs X_val and y_val"):
+        quercus.prune(full, "reduced_error")
+    with pytest.raises(ValueError, match=r"needs X_val and y_val"):
+        quercus.prune(full, "reduced_error", X_va)
+    with pytest.raises(ValueError, match=r"takes \['strict_improvement'\]; got "
+                                         r"\['confidence_factor'\]"):
+        quercus.prune(full, "reduced_error", X_va, y_va, confidence_factor=0.1)
+    with pytest.raises(ValueError, match=r"takes \['ccp_alpha', 'ccp_loss'\]"):
+        quercus.prune(full, "cost_complexity", ccp_alpha=0.1, cv=5)
+    with pytest.raises(ValueError, match=r"needs ccp_alpha > 0"):
+        quercus.prune(full, "cost_complexity")
+    with pytest.raises(ValueError, match=r"needs ccp_alpha > 0"):
+        quercus.prune(full, "cost_complexity", ccp_alpha=0.0)
+    with pytest.raises(ValueError, match=r"'confidence_factor' parameter"):
+        quercus.prune(full, "pessimistic", confidence_factor=0.9)
+    with pytest.raises(ValueError, match=r"'ccp_loss' parameter"):
+        quercus.prune(full, "cost_complexity", ccp_alpha=0.1, ccp_loss="gini")
+    with pytest.raises(ValueError, match="not one of the training classes"):
+        quercus.prune(full, "reduced_error", X_va, y_va.replace("是", "maybe"))
+    import pickle
+    loaded = pickle.loads(pickle.dumps(full))
+    with pytest.raises(ValueError, match="no longer holds its training data"):
+        quercus.prune(loaded, "pessimistic")
+    assert quercus.prune(loaded, "pessimistic", X_tr, y_tr).get_n_leaves() <= 9
+    # the original stays usable and unpruned after the failed calls (9 leaves: see the
+    # original-column-order test above)
+    assert full.get_n_leaves() == 9
+    assert full.pruning_report().empty
+
+
+def test_prune_appends_to_the_report_and_records_the_method():
+    X_tr, X_va, y_tr, y_va = _book(BOOK_COLUMNS)
+    pre = ID3Classifier(pruning="pre", strict_improvement=False).fit(
+        X_tr, y_tr, eval_set=(X_va, y_va))
+    assert len(pre.pruning_report()) == 2
+    post = quercus.prune(pre, "reduced_error", X_va, y_va, strict_improvement=False)
+    assert post.pruning == "reduced_error"
+    assert _shape(post) == FIG_4_6
+    report = post.pruning_report()
+    assert report["reason"].iloc[:2].str.startswith("pre-pruning").all()
+    assert report["feature"].iloc[2:].tolist().count("根蒂") == 1
+
+
+# ============================================================== 6. internal hold-out
+def test_internal_hold_out_uses_validation_fraction_and_random_state():
+    X, y = _random_classification(3, 120, 2, 2)
+    for frac in (0.25, 0.5):
+        est = DecisionTreeClassifier(pruning="reduced_error", validation_fraction=frac,
+                                     random_state=0).fit(X, y)
+        # train_test_split keeps ceil(frac * n) rows out
+        assert est.tree_.n_node_samples[0] == 120 - math.ceil(frac * 120)
+    same = [export_dict(DecisionTreeClassifier(pruning="reduced_error", random_state=7)
+                        .fit(X, y)) for _ in range(2)]
+    assert same[0] == same[1]
+    trees = {str(export_dict(DecisionTreeClassifier(pruning="reduced_error", random_state=s)
+                             .fit(X, y))) for s in range(8)}
+    assert len(trees) > 1
+    pre = DecisionTreeClassifier(pruning="pre", validation_fraction=0.5, random_state=1).fit(X, y)
+    assert pre.tree_.n_node_samples[0] == 60
+    # pruning that needs no validation data trains on every row
+    assert DecisionTreeClassifier(pruning="pessimistic").fit(X, y).tree_.n_node_samples[0] == 120
+
+
+def test_eval_set_without_validation_pruning_is_an_error():
+    X_tr, X_va, y_tr, y_va = watermelon_train_validation_split()
+    for pruning in (None, "pessimistic", "cost_complexity"):
+        with pytest.raises(ValueError, match=r"eval_set is used by pruning='pre' and "
+                                             r"'reduced_error'"):
+            ID3Classifier(pruning=pruning).fit(X_tr, y_tr, eval_set=(X_va, y_va))
+
+
+def test_eval_set_labels_unseen_at_fit_are_an_error():
+    X_tr, X_va, y_tr, y_va = watermelon_train_validation_split()
+    y_bad = y_va.copy()
+    y_bad.iloc[0] = "不知道"
+    for pruning in ("pre", "reduced_error"):
+        with pytest.raises(ValueError, match=r"eval_set: label '不知道' is not one of the "
+                                             r"training classes"):
+            ID3Classifier(pruning=pruning).fit(X_tr, y_tr, eval_set=(X_va, y_bad))
+
+
+def test_malformed_eval_set_is_an_error():
+    X_tr, X_va, y_tr, y_va = watermelon_train_validation_split()
+    with pytest.raises(ValueError, match=r"eval_set must be a tuple"):
+        ID3Classifier(pruning="pre").fit(X_tr, y_tr, eval_set=X_va)
+    with pytest.raises(ValueError, match=r"eval_set: X has 7 rows but y has 6"):
+        ID3Classifier(pruning="pre").fit(X_tr, y_tr, eval_set=(X_va, y_va.iloc[:6]))
+
+
+# ============================================================== 7. regression
+def _regression_data(seed, n, p=2):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 8, size=(n, p)).astype(float)
+    y = 3.0 * (X[:, 0] > 3) + rng.normal(size=n)
+    return X, y
+
+
+def _slow_reduced_error_regression(est, X_val, y_val, strict):
+    t = est.tree_
+    err = np.zeros(t.node_count)
+    for x, target in zip(X_val, y_val):
+        for node in _path(t, x):
+            err[node] += (target - t.value[node, 0]) ** 2
+    decisions = {}
+
+    def rec(node):
+        if t.kind[node] == LEAF:
+            return err[node]
+        sub = sum(rec(c) for c in t.children(node))
+        if err[node] < sub - 1e-9 if strict else err[node] <= sub + 1e-9:
+            decisions[node] = (sub, err[node])
+            return err[node]
+        return sub
+    rec(0)
+    return decisions
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("strict", [True, False])
+def test_regressor_reduced_error_equals_a_slow_reimplementation(seed, strict):
+    X, y = _regression_data(seed, 90)
+    X_tr, y_tr, X_va, y_va = X[:60], y[:60], X[60:], y[60:]
+    full = DecisionTreeRegressor().fit(X_tr, y_tr)
+    est = DecisionTreeRegressor(pruning="reduced_error", strict_improvement=strict).fit(
+        X_tr, y_tr, eval_set=(X_va, y_va))
+    decisions = _slow_reduced_error_regression(full, X_va, y_va, strict)
+    cut = _top_level(full.tree_, set(decisions))
+    _, got_cut = _match(est.tree_, full.tree_)
+    assert got_cut == cut
+    assert est.get_n_leaves() < full.get_n_leaves()
+    sse = lambda m: float(np.sum((m.predict(X_va) - y_va) ** 2))  # noqa: E731
+    assert sse(est) <= sse(full) + 1e-9
+    report = est.pruning_report()
+    assert len(report) == len(decisions)
+    np.testing.assert_allclose(sorted(report["error_before"]),
+                               sorted(d[0] for d in decisions.values()), rtol=1e-9)
+    assert export_dict(quercus.prune(full, "reduced_error", X_va, y_va,
+                                     strict_improvement=strict)) == export_dict(est)
+
+
+def test_regressor_cost_complexity_prunes_and_never_adds_leaves():
+    X, y = _regression_data(11, 150)
+    full = DecisionTreeRegressor().fit(X, y)
+    est = DecisionTreeRegressor(pruning="cost_complexity", cv=5, random_state=0).fit(X, y)
+    table = est.cp_table_
+    assert est.get_n_leaves() <= full.get_n_leaves()
+    assert est.get_n_leaves() < full.get_n_leaves()  # noise: CV cuts something
+    assert table["n_leaves"].iloc[0] == full.get_n_leaves()
+    assert table["n_leaves"].iloc[-1] == 1 and table["rel_error"].iloc[-1] == pytest.approx(1)
+    assert (np.diff(table["alpha"]) >= 0).all()
+    assert (np.diff(table["rel_error"]) >= -1e-12).all()
+    assert (np.diff(table["n_leaves"]) < 0).all()
+    assert est.ccp_alpha_ == choose_alpha(table, "1se")
+    chosen = table[np.isclose(table["alpha"], est.ccp_alpha_)]
+    assert est.get_n_leaves() == chosen["n_leaves"].min()
+    _match(est.tree_, full.tree_)
+    for alpha in (0.01, 0.1, 1.0):
+        pruned = quercus.prune(full, "cost_complexity", ccp_alpha=alpha)
+        assert pruned.get_n_leaves() <= full.get_n_leaves()
+        assert export_dict(pruned) == export_dict(DecisionTreeRegressor(ccp_alpha=alpha)
+                                                  .fit(X, y))
+
+
+def test_regressor_pre_pruning_never_adds_leaves():
+    X, y = _regression_data(5, 120)
+    full = DecisionTreeRegressor().fit(X[:80], y[:80])
+    for strict in (True, False):
+        pre = DecisionTreeRegressor(pruning="pre", strict_improvement=strict).fit(
+            X[:80], y[:80], eval_set=(X[80:], y[80:]))
+        assert pre.get_n_leaves() < full.get_n_leaves()
+        _match(pre.tree_, full.tree_)
+
+
+def test_pessimistic_pruning_of_a_regressor_is_a_clear_error():
+    X, y = _regression_data(0, 40)
+    with pytest.raises(ValueError, match=r"pruning='pessimistic' is C4.5's error-based "
+                                         r"pruning of classifiers"):
+        DecisionTreeRegressor(pruning="pessimistic").fit(X, y)
+    full = DecisionTreeRegressor().fit(X, y)
+    with pytest.raises(ValueError, match="pessimistic pruning is for classifiers"):
+        quercus.prune(full, "pessimistic")
+    with pytest.raises(ValueError, match="pessimistic pruning is for classifiers"):
+        quercus.prune(full, "pessimistic", X, y)
