@@ -125,8 +125,7 @@ class _BaseTree(BaseEstimator):
             X_enc, schema.is_categorical, schema.categories)
         y_f = np.asarray(y_enc, dtype=np.float64)
         if self._is_regressor:
-            y2 = (np.where(y_f > 0, y_f * np.log(np.where(y_f > 0, y_f, 1.0)), 0.0)
-                  if self.criterion == "poisson" else y_f * y_f)
+            y2 = _prepare.second_statistic(y_f, self.criterion)
             n_stats, n_out = 3, 1
         else:
             y2 = y_f
@@ -134,14 +133,14 @@ class _BaseTree(BaseEstimator):
         return BinnedData(codes, n_bins, schema.is_categorical.copy(), bin_values,
                           bin_offsets, y_f, y2, w, n_stats, n_out)
 
-    def _encode_targets(self, y, n):
+    def _encode_targets(self, y, n, what="eval_set"):
         if self._is_regressor:
             return _prepare.encode_regression_target(y, n, self.criterion)
         y = np.asarray(y, dtype=object).ravel()
         codes = pd.Index(self.classes_).get_indexer(y)
         if (codes < 0).any():
             bad = y[np.flatnonzero(codes < 0)[0]]
-            raise ValueError(f"eval_set: label {bad!r} is not one of the training classes "
+            raise ValueError(f"{what}: label {bad!r} is not one of the training classes "
                              f"{list(self.classes_)}.")
         return codes
 

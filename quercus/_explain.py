@@ -39,16 +39,7 @@ def _data_for(est, X, y, sample_weight):
     X = _prepare.as_2d(X)
     X_enc = _prepare.encode(X, est.schema_)
     n = X_enc.shape[0]
-    if est._is_regressor:
-        y_f = _prepare.encode_regression_target(y, n, est.criterion)
-    else:
-        y = np.asarray(pd.Series(np.ravel(np.asarray(y, dtype=object))))
-        y_codes = pd.Index(est.classes_).get_indexer(y)
-        if (y_codes < 0).any():
-            bad = y[np.flatnonzero(y_codes < 0)[0]]
-            raise ValueError(f"explain(): label {bad!r} is not one of the classes "
-                             f"{list(est.classes_)}.")
-        y_f = y_codes.astype(np.float64)
+    y_f = np.asarray(est._encode_targets(y, n, "explain()"), dtype=np.float64)
     w = _prepare.check_weights(sample_weight, X_enc)
     keep = w > 0  # zero-weight rows take no part in a fit, so none in its explanation
     X_enc, y_f, w = X_enc[keep], y_f[keep], w[keep]
@@ -60,8 +51,7 @@ def _data_for(est, X, y, sample_weight):
     cats = [None if c is None else np.append(c, "<unseen>") for c in schema.categories]
     codes, n_bins, values, offsets = _prepare.bin_numeric(X_enc, schema.is_categorical, cats)
     if est._is_regressor:
-        y2 = (np.where(y_f > 0, y_f * np.log(np.where(y_f > 0, y_f, 1.0)), 0.0)
-              if est.criterion == "poisson" else y_f * y_f)
+        y2 = _prepare.second_statistic(y_f, est.criterion)
         n_stats, n_out = 3, 1
     else:
         y2 = y_f

@@ -402,3 +402,10 @@ def encode_regression_target(y, n_samples, criterion):
             raise ValueError("Sum of y is not positive which is necessary for Poisson "
                              "regression.")
     return y
+
+
+def second_statistic(y, criterion):
+    """Per-sample second regression statistic: y*log(y) for Poisson deviance, y*y else."""
+    if criterion == "poisson":
+        return np.where(y > 0, y * np.log(np.where(y > 0, y, 1.0)), 0.0)
+    return y * y
