@@ -251,8 +251,10 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
             counts = accumulate_node_stats(X_enc[rows], y[rows], y[rows], wts, t,
                                            tree.weighted_n_node_samples, 1, False, largest,
                                            True)[:, 0]
-            for n_ in _all_nodes(tree, largest):
-                tree.value[n_] = raised[n_]
+            parent = tree.parent()
+            for n_ in _all_nodes(tree, largest):  # parents before children
+                # A branch the re-sorted data no longer reaches predicts as its parent.
+                tree.value[n_] = raised[n_] if raised[n_].sum() > 0 else tree.value[parent[n_]]
                 tree.weighted_n_node_samples[n_] = raised[n_].sum()
                 tree.n_node_samples[n_] = int(counts[n_])
             for name in ("kind", "feature", "threshold", "category", "first_child",

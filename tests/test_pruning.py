@@ -1325,3 +1325,24 @@ def test_pessimistic_pruning_of_a_regressor_is_a_clear_error():
         quercus.prune(full, "pessimistic")
     with pytest.raises(ValueError, match="pessimistic pruning is for classifiers"):
         quercus.prune(full, "pessimistic", X, y)
+
+
+def test_subtree_raising_keeps_empty_branches_predicting_as_their_parent():
+    # A branch that the re-sorted data no longer reaches must not be left with zero counts
+    # (it would predict nothing): like any empty branch it predicts as its parent, as J48.
+    rng = np.random.default_rng(922)
+    n = int(rng.integers(12, 60))
+    X = pd.DataFrame({f"x{j}": pd.Categorical(rng.choice(list("abc"), n), categories=list("abc"))
+                      for j in range(3)})
+    y = np.where((X.x0 == "a") | (rng.random(n) < 0.3), "yes", "no")
+    model = C45Classifier().fit(X, y)
+    assert model.pruning_report()["reason"].str.startswith("subtree raising").any()
+    t = model.tree_
+    parent = t.parent()
+    for node in range(t.node_count):
+        assert t.value[node].sum() > 0
+        if t.n_node_samples[node] == 0:
+            np.testing.assert_allclose(t.value[node], t.value[parent[node]])
+    row = pd.DataFrame({c: pd.Categorical([v], categories=list("abc"))
+                        for c, v in {"x0": "c", "x1": "a", "x2": "c"}.items()})
+    assert model.predict_proba(row).sum() == pytest.approx(1.0)
