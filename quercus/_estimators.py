@@ -93,6 +93,36 @@ class _BaseTree(BaseEstimator):
         self._explain_data = data if n * p <= _EXPLAIN_CACHE_CELLS else None
         return self
 
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The weakest-link pruning path, with scikit-learn's meaning.
+
+        Grows the tree on ``X, y`` with this estimator's parameters but no pruning, and
+        returns the effective alphas of the nested subtrees and the total leaf risk of each
+        (``ccp_loss``: by default the criterion's impurity weighted by the leaves' share of
+        the weight, as scikit-learn's ``impurities``). ``ccp_alpha`` set to a value between
+        two consecutive alphas gives the corresponding subtree.
+
+        Returns
+        -------
+        sklearn.utils.Bunch with ``ccp_alphas`` and ``impurities``
+
+        Examples
+        --------
+        >>> from quercus import CARTClassifier
+        >>> from quercus.datasets import load_golf
+        >>> path = CARTClassifier().cost_complexity_pruning_path(*load_golf())
+        >>> float(path.ccp_alphas[0]), bool((path.impurities[1:] >= path.impurities[:-1]).all())
+        (0.0, True)
+        """
+        from sklearn.base import clone
+        from sklearn.utils import Bunch
+
+        from . import _pruning
+        est = clone(self).set_params(pruning=None, ccp_alpha=0.0)
+        est.fit(X, y, sample_weight=sample_weight)
+        alphas, risks, _ = _pruning.weakest_link_path(est, est.tree_, self.ccp_loss)
+        return Bunch(ccp_alphas=alphas, impurities=risks)
+
     def _min_objects(self):
         if self.min_objects is not None:
             return self.min_objects

@@ -1346,3 +1346,21 @@ def test_subtree_raising_keeps_empty_branches_predicting_as_their_parent():
     row = pd.DataFrame({c: pd.Categorical([v], categories=list("abc"))
                         for c, v in {"x0": "c", "x1": "a", "x2": "c"}.items()})
     assert model.predict_proba(row).sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("loader", [datasets.load_breast_cancer, datasets.load_wine])
+def test_cost_complexity_pruning_path_method_equals_scikit_learns(loader):
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+    X, y = loader(return_X_y=True)
+    X = X.astype(np.float32).astype(np.float64)
+    ours = CARTClassifier(missing_strategy="learned").cost_complexity_pruning_path(X, y)
+    theirs = SkTree(random_state=0).cost_complexity_pruning_path(X, y)
+    # Compare modulo exact split ties: both paths end at the root and start at the full tree.
+    assert ours.ccp_alphas[0] == 0.0
+    assert ours.impurities[-1] == pytest.approx(theirs.impurities[-1])
+    assert ours.impurities[0] == pytest.approx(theirs.impurities[0], abs=1e-12)
+    assert np.all(np.diff(ours.ccp_alphas) >= 0)
+    # The estimator is not fitted by the call (scikit-learn's contract).
+    est = CARTClassifier()
+    est.cost_complexity_pruning_path(X, y)
+    assert not hasattr(est, "tree_")
