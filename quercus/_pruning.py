@@ -48,9 +48,8 @@ def compact(tree):
     fields["threshold"][leaf] = 0.0
     fields["category"][leaf] = -1
     fields["sur_count"][leaf] = 0
-    parent_depth = {0: 0}
     depth = np.zeros(old.size, dtype=np.int64)
-    for new, o in enumerate(old):
+    for new in range(old.size):  # breadth-first: parents before children
         if fields["kind"][new] != LEAF:
             s = fields["first_child"][new]
             depth[s:s + fields["n_children"][new]] = depth[new] + 1

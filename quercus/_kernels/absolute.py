@@ -218,7 +218,6 @@ def ae_search_feature(codes_f, n_real_bins, is_cat, values, idx, wi, y, cat_mode
                 np.int64(-1), rho)
     if is_cat and cat_mode == CAT_ONE_VS_REST:
         kind = CAT_BINARY
-        all_ae = 0.0
         for g in range(nk):
             s, e = starts[g], starts[g + 1]
             gw = 0.0
