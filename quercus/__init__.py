@@ -8,6 +8,7 @@ from ._estimators import (
     DecisionTreeRegressor,
     ID3Classifier,
 )
+from ._persist import ModelFileError, load
 from ._prune_api import prune
 from .export import export_dict, export_text
 
@@ -21,6 +22,8 @@ __all__ = [
     "DecisionTreeRegressor",
     "CARTRegressor",
     "prune",
+    "load",
+    "ModelFileError",
     "export_text",
     "export_dict",
     "__version__",

@@ -123,6 +123,28 @@ class _BaseTree(BaseEstimator):
         alphas, risks, _ = _pruning.weakest_link_path(est, est.tree_, self.ccp_loss)
         return Bunch(ccp_alphas=alphas, impurities=risks)
 
+    def save(self, path):
+        """Write the fitted model to ``path`` as plain JSON (never pickle).
+
+        The file holds the estimator's class and parameters, the feature names, which
+        columns are categorical and their categories, the classes and the tree's arrays;
+        ``quercus.load(path)`` reads it back and checks every field.
+
+        Examples
+        --------
+        >>> import os, tempfile, quercus
+        >>> from quercus.datasets import load_golf
+        >>> X, y = load_golf()
+        >>> clf = quercus.C45Classifier().fit(X, y)
+        >>> path = os.path.join(tempfile.mkdtemp(), "golf.json")
+        >>> clf.save(path)
+        >>> (quercus.load(path).predict(X) == clf.predict(X)).all()
+        np.True_
+        """
+        from ._persist import save
+        check_is_fitted(self, "tree_")
+        save(self, path)
+
     def _min_objects(self):
         if self.min_objects is not None:
             return self.min_objects
