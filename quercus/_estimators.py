@@ -22,6 +22,45 @@ _EXPLAIN_CACHE_CELLS = 5_000_000
 _CAT_MODES = {"multiway": CAT_MULTIWAY, "binary": CAT_ONE_VS_REST,
               "one_vs_rest": CAT_ONE_VS_REST, "ordered": CAT_ORDERED}
 
+_COMMON_PARAMS_DOC = """    splitter : {"best", "random"}, default="best"
+        "best" scans every candidate; "random" draws one candidate per feature (a uniform
+        threshold between the node's minimum and maximum, or a random category) and keeps
+        the best of those. With ``max_features=1`` it is the seeds' random attribute choice.
+    max_depth : int or None, default=None
+        Maximum depth; None grows until the leaves are pure or cannot be split.
+    min_samples_split : int or float, default=2
+        Minimum samples at a node to split it (a float is a fraction of the samples).
+    min_samples_leaf : int or float, default=1
+        Minimum samples in each non-empty child.
+    min_weight_fraction_leaf : float, default=0.0
+        Minimum share of the total sample weight in each non-empty child.
+    min_objects : float or None, default=None
+        C4.5's minimum number of cases (Weka J48's ``-M``): a node with less weight than
+        twice this is a leaf, a multiway split needs two branches with at least this much
+        weight, and each side of a binary split needs
+        ``min(max(0.1 * weight / n_classes, min_objects), 25)``. None: 2 with
+        ``pruning="pessimistic"`` (J48's default), else 0 (off).
+    min_impurity_decrease : float, default=0.0
+        Split only if ``N_t / N * (impurity - weighted child impurity)`` reaches this
+        (the threshold epsilon of the seeds' CART algorithm).
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Number of features drawn at random at each node.
+    categorical_features : array-like of str, int or bool, default=None
+        Which columns are categorical. None: object, string, category and bool columns.
+    missing_strategy : {"learned", "fractional", "surrogate"}, default="learned"
+        How missing values (NaN, None, pd.NA) are handled. "fractional": C4.5's rule, the
+        gain scaled by the known fraction rho and a sample missing the split attribute sent
+        down every branch with a share of its weight; "surrogate": rpart's surrogate splits,
+        then the majority branch; "learned": scikit-learn's rule, missing values join the
+        branch that scores best.
+    max_surrogate : int, default=5
+        Surrogate splits kept per node (rpart's maxsurrogate), for
+        ``missing_strategy="surrogate"``.
+    random_state : int, RandomState or None, default=None
+        Seeds ``max_features`` and ``splitter="random"``.
+"""
+
+
 class _BaseTree(BaseEstimator):
     """Fitting, routing and inspection shared by classifiers and regressors."""
 
@@ -409,7 +448,7 @@ class _BaseTree(BaseEstimator):
 
 
 class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
-    """A decision tree classifier for numeric and categorical attributes.
+    __doc__ = ("""A decision tree classifier for numeric and categorical attributes.
 
     The general learner behind :class:`ID3Classifier`, :class:`C45Classifier` and
     :class:`CARTClassifier`. Numeric attributes split in two at the midpoint of two adjacent
@@ -423,43 +462,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         candidates whose information gain is at least the average.
     categorical_split : {"binary", "multiway"}, default="binary"
         How categorical attributes split.
-    splitter : {"best", "random"}, default="best"
-        "best" scans every candidate; "random" draws one candidate per feature (a uniform
-        threshold between the node's minimum and maximum, or a random category) and keeps
-        the best of those. With ``max_features=1`` it is the seeds' random attribute choice.
-    max_depth : int or None, default=None
-        Maximum depth; None grows until the leaves are pure or cannot be split.
-    min_samples_split : int or float, default=2
-        Minimum samples at a node to split it (a float is a fraction of the samples).
-    min_samples_leaf : int or float, default=1
-        Minimum samples in each non-empty child.
-    min_weight_fraction_leaf : float, default=0.0
-        Minimum share of the total sample weight in each non-empty child.
-    min_objects : float or None, default=None
-        C4.5's minimum number of cases (Weka J48's ``-M``): a node with less weight than
-        twice this is a leaf, a multiway split needs two branches with at least this much
-        weight, and each side of a binary split needs
-        ``min(max(0.1 * weight / n_classes, min_objects), 25)``. None: 2 with
-        ``pruning="pessimistic"`` (J48's default), else 0 (off).
-    min_impurity_decrease : float, default=0.0
-        Split only if ``N_t / N * (impurity - weighted child impurity)`` reaches this
-        (the threshold epsilon of the seeds' CART algorithm).
-    max_features : int, float, "sqrt", "log2" or None, default=None
-        Number of features drawn at random at each node.
-    categorical_features : array-like of str, int or bool, default=None
-        Which columns are categorical. None: object, string, category and bool columns.
-    missing_strategy : {"learned", "fractional", "surrogate"}, default="learned"
-        How missing values (NaN, None, pd.NA) are handled. "fractional": C4.5's rule, the
-        gain scaled by the known fraction rho and a sample missing the split attribute sent
-        down every branch with a share of its weight; "surrogate": rpart's surrogate splits,
-        then the majority branch; "learned": scikit-learn's rule, missing values join the
-        branch that scores best.
-    max_surrogate : int, default=5
-        Surrogate splits kept per node (rpart's maxsurrogate), for
-        ``missing_strategy="surrogate"``.
-    random_state : int, RandomState or None, default=None
-        Seeds ``max_features`` and ``splitter="random"``.
-    class_weight : dict, "balanced" or None, default=None
+"""
+               + _COMMON_PARAMS_DOC + """    class_weight : dict, "balanced" or None, default=None
         Weights of the classes, multiplied into ``sample_weight`` (scikit-learn's meaning).
 
     Attributes
@@ -478,7 +482,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
     >>> clf = DecisionTreeClassifier(criterion="entropy").fit(X, y)
     >>> clf.predict(X.iloc[:2]).tolist()
     ['是', '是']
-    """
+""")
 
     _parameter_constraints = TREE_PARAMS
 
@@ -589,7 +593,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
 
 
 class DecisionTreeRegressor(RegressorMixin, _BaseTree):
-    """A regression tree (CART) for numeric and categorical attributes.
+    __doc__ = ("""A regression tree (CART) for numeric and categorical attributes.
 
     Binary splits: thresholds at midpoints for numeric attributes; for categorical ones the
     best two-subset split, found by sorting the categories by mean target and scanning
@@ -603,43 +607,8 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         mean as leaf value.
     categorical_split : {"ordered", "one_vs_rest", "multiway"}, default="ordered"
         How categorical attributes split.
-    splitter : {"best", "random"}, default="best"
-        "best" scans every candidate; "random" draws one candidate per feature (a uniform
-        threshold between the node's minimum and maximum, or a random category) and keeps
-        the best of those. With ``max_features=1`` it is the seeds' random attribute choice.
-    max_depth : int or None, default=None
-        Maximum depth; None grows until the leaves are pure or cannot be split.
-    min_samples_split : int or float, default=2
-        Minimum samples at a node to split it (a float is a fraction of the samples).
-    min_samples_leaf : int or float, default=1
-        Minimum samples in each non-empty child.
-    min_weight_fraction_leaf : float, default=0.0
-        Minimum share of the total sample weight in each non-empty child.
-    min_objects : float or None, default=None
-        C4.5's minimum number of cases (Weka J48's ``-M``): a node with less weight than
-        twice this is a leaf, a multiway split needs two branches with at least this much
-        weight, and each side of a binary split needs
-        ``min(max(0.1 * weight / n_classes, min_objects), 25)``. None: 2 with
-        ``pruning="pessimistic"`` (J48's default), else 0 (off).
-    min_impurity_decrease : float, default=0.0
-        Split only if ``N_t / N * (impurity - weighted child impurity)`` reaches this
-        (the threshold epsilon of the seeds' CART algorithm).
-    max_features : int, float, "sqrt", "log2" or None, default=None
-        Number of features drawn at random at each node.
-    categorical_features : array-like of str, int or bool, default=None
-        Which columns are categorical. None: object, string, category and bool columns.
-    missing_strategy : {"learned", "fractional", "surrogate"}, default="learned"
-        How missing values (NaN, None, pd.NA) are handled. "fractional": C4.5's rule, the
-        gain scaled by the known fraction rho and a sample missing the split attribute sent
-        down every branch with a share of its weight; "surrogate": rpart's surrogate splits,
-        then the majority branch; "learned": scikit-learn's rule, missing values join the
-        branch that scores best.
-    max_surrogate : int, default=5
-        Surrogate splits kept per node (rpart's maxsurrogate), for
-        ``missing_strategy="surrogate"``.
-    random_state : int, RandomState or None, default=None
-        Seeds ``max_features`` and ``splitter="random"``.
-
+"""
+               + _COMMON_PARAMS_DOC + """
     Attributes
     ----------
     tree_ : TreeArrays
@@ -654,7 +623,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
     >>> reg = DecisionTreeRegressor(max_depth=1).fit(X[["密度"]], X["含糖率"])
     >>> round(float(reg.tree_.threshold[0]), 4)
     0.6815
-    """
+""")
 
     _is_regressor = True
     _parameter_constraints = REGRESSOR_PARAMS

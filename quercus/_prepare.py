@@ -288,17 +288,22 @@ def bin_numeric(X_enc, is_categorical, categories):
     return codes, n_bins, flat, offsets
 
 
-def encode_target(y, n_samples):
-    """Labels -> (classes_ sorted, codes, first-appearance priority of each class)."""
+def _target_vector(y, n_samples):
+    """y as a 1-d array of the right length, and the first row whose value is missing."""
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None.")
     y = column_or_1d(y, warn=True)
     if y.shape[0] != n_samples:
         raise ValueError(f"X and y have inconsistent numbers of samples: X has {n_samples} "
                          f"rows, y has {y.shape[0]}.")
-    miss = _missing_mask(y)
-    if miss.any():
-        i = int(np.flatnonzero(miss)[0])
+    miss = np.flatnonzero(_missing_mask(y))
+    return y, (int(miss[0]) if miss.size else None)
+
+
+def encode_target(y, n_samples):
+    """Labels -> (classes_ sorted, codes, first-appearance priority of each class)."""
+    y, i = _target_vector(y, n_samples)
+    if i is not None:
         raise ValueError(f"Input y contains a missing label ({_plain_list([y[i]])[0]!r}) "
                          f"at row {i}; drop those rows or give them a label.")
     if y.dtype.kind == "f" and not np.isfinite(y).all():
@@ -370,15 +375,8 @@ def check_weights(sample_weight, X_enc):
 
 def encode_regression_target(y, n_samples, criterion):
     """Targets of a regressor as float64, finite; Poisson targets non-negative."""
-    if y is None:
-        raise ValueError("requires y to be passed, but the target y is None.")
-    y = column_or_1d(y, warn=True)
-    if y.shape[0] != n_samples:
-        raise ValueError(f"X and y have inconsistent numbers of samples: X has {n_samples} "
-                         f"rows, y has {y.shape[0]}.")
-    miss = _missing_mask(y)
-    if miss.any():
-        i = int(np.flatnonzero(miss)[0])
+    y, i = _target_vector(y, n_samples)
+    if i is not None:
         value = _plain_list([np.asarray(y, dtype=object)[i]])[0]
         raise ValueError(f"Input y contains a missing target ({value!r}) at row {i}; "
                          f"regression targets must be finite numbers: drop the rows whose "
