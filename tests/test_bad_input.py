@@ -152,6 +152,45 @@ CASES = [
      r"sample_weight must be a 1-d array of length 6 .*shape \(6, 2\)"),
     ("all-zero sample_weight", _fit(sample_weight=np.zeros(6)), ValueError,
      r"sample_weight is zero for every sample"),
+    ("string sample_weight", _fit(sample_weight=["a"] * 6), ValueError,
+     r"sample_weight must hold numbers"),
+    # ---- missing values, pruning and their parameters
+    ("unknown missing_strategy", _fit_params(missing_strategy="impute"),
+     InvalidParameterError, r"'missing_strategy' parameter .*Got 'impute' instead"),
+    ("negative max_surrogate", _fit_params(max_surrogate=-1), InvalidParameterError,
+     r"'max_surrogate' parameter .*Got -1 instead"),
+    ("min_weight_fraction_leaf > 0.5", _fit_params(min_weight_fraction_leaf=0.7),
+     InvalidParameterError, r"'min_weight_fraction_leaf' parameter .*Got 0.7 instead"),
+    ("negative min_objects", _fit_params(min_objects=-2), InvalidParameterError,
+     r"'min_objects' parameter .*Got -2 instead"),
+    ("unknown pruning", _fit_params(pruning="post"), InvalidParameterError,
+     r"'pruning' parameter .*Got 'post' instead"),
+    ("validation_fraction = 1", _fit_params(validation_fraction=1.0), InvalidParameterError,
+     r"'validation_fraction' parameter .*Got 1.0 instead"),
+    ("confidence_factor > 0.5", _fit_params(confidence_factor=0.9), InvalidParameterError,
+     r"'confidence_factor' parameter .*Got 0.9 instead"),
+    ("negative ccp_alpha", _fit_params(ccp_alpha=-0.1), InvalidParameterError,
+     r"'ccp_alpha' parameter .*Got -0.1 instead"),
+    ("unknown ccp_loss", _fit_params(ccp_loss="gini"), InvalidParameterError,
+     r"'ccp_loss' parameter .*Got 'gini' instead"),
+    ("unknown cv_rule", _fit_params(cv_rule="2se"), InvalidParameterError,
+     r"'cv_rule' parameter .*Got '2se' instead"),
+    ("eval_set without a validation pruning", _fit(eval_set=(X0, Y0)), ValueError,
+     r"eval_set is used by pruning='pre' and 'reduced_error'; got pruning='surrogate'|"
+     r"eval_set is used by pruning='pre' and 'reduced_error'; got pruning=None"),
+    ("eval_set of one element", _fit(est=CARTClassifier(pruning="reduced_error"),
+                                     eval_set=(X0,)), ValueError,
+     r"eval_set must be a tuple \(X_val, y_val\)"),
+    ("eval_set label unseen at fit", _fit(est=CARTClassifier(pruning="reduced_error"),
+                                          eval_set=(X0, ["no"] * 5 + ["maybe"])), ValueError,
+     r"eval_set: label 'maybe' is not one of the training classes"),
+    # ---- column names
+    ("duplicate column names", _fit(pd.DataFrame(np.arange(12.0).reshape(6, 2),
+                                                 columns=["a", "a"])), ValueError,
+     r"Column names must be unique: 'a' appears 2 times"),
+    ("mixed str/int column names", _fit(pd.DataFrame(np.arange(12.0).reshape(6, 2),
+                                                     columns=["a", 1])), TypeError,
+     r"Feature names are only supported if all input features have string names"),
     # ---- prediction
     ("predict before fit", lambda: CARTClassifier().predict(X0), NotFittedError,
      r"This CARTClassifier instance is not fitted yet"),
@@ -342,3 +381,11 @@ def test_error_messages_name_the_column_for_ndarray_input():
     with pytest.raises(ValueError, match=re.escape("Input X contains inf in column 'x0' "
                                                    "(row 1)")):
         CARTClassifier().fit(X, [0, 1, 0])
+
+
+def test_docs_list_every_case():
+    from pathlib import Path
+    doc = (Path(__file__).parent.parent / "docs" / "bad_input.md").read_text(encoding="utf-8")
+    missing = [case for case, *_ in CASES if f"| {case} |" not in doc]
+    assert not missing, f"docs/bad_input.md lacks {missing}"
+    assert f"{len(CASES)} cases." in doc
