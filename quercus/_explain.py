@@ -5,7 +5,8 @@ import pandas as pd
 
 from . import _prepare
 from ._grower import (ABSOLUTE_ERROR, SQUARED_ERROR, BinnedData, criterion_code,
-                      criterion_for_stats, ordered_categories, weighted_median)
+                      bin_of_threshold, criterion_for_stats, node_surrogates,
+                      ordered_categories, route_by_surrogates, weighted_median)
 from ._kernels.absolute import ae_search_node
 from ._kernels.criteria import ENTROPY, GINI, impurity, split_scores
 from ._kernels.histograms import feature_histogram
@@ -60,11 +61,6 @@ def _data_for(est, X, y, sample_weight):
                       w, n_stats, n_out)
 
 
-def _bin_of_threshold(data, f, threshold):
-    values = data.bin_values[data.bin_offsets[f]:data.bin_offsets[f + 1]]
-    return int(np.searchsorted(values, threshold, side="right") - 1)
-
-
 def _descend(data, tree, node):
     """The samples and their weights at ``node``, replaying the fit's routing (C4.5's
     fractional copies and surrogates included), and the multiway features used above."""
@@ -80,7 +76,7 @@ def _descend(data, tree, node):
         f = int(tree.feature[a])
         k = int(tree.kind[a])
         nbf = int(data.n_bins[f])
-        split_bin = (_bin_of_threshold(data, f, tree.threshold[a]) if k == NUMERIC
+        split_bin = (bin_of_threshold(data, f, tree.threshold[a]) if k == NUMERIC
                      else int(tree.category[a]))
         cat_map = np.zeros(1, dtype=np.int64)
         if k == CAT_SUBSET:
@@ -105,22 +101,9 @@ def _descend(data, tree, node):
 
 
 def _missing_branch(data, tree, node, sidx):
-    out = np.full(sidx.size, -1, dtype=np.int64)
-    if tree.missing_mode[node] != LEARNED:
-        for s in range(tree.sur_start[node], tree.sur_start[node] + tree.sur_count[node]):
-            g = int(tree.sur_feature[s])
-            codes = data.codes[sidx, g]
-            todo = (out < 0) & (codes != data.n_bins[g])
-            if tree.sur_kind[s] == NUMERIC:
-                go = codes > _bin_of_threshold(data, g, tree.sur_threshold[s])
-            else:
-                go = codes != tree.sur_category[s]
-            go = go.astype(np.int64)
-            if tree.sur_flip[s]:
-                go = 1 - go
-            out[todo] = go[todo]
-    out[out < 0] = tree.missing_child[node]
-    return out
+    surrogates = ([] if tree.missing_mode[node] == LEARNED else
+                  node_surrogates(tree, int(tree.sur_start[node]), int(tree.sur_count[node])))
+    return route_by_surrogates(data, surrogates, sidx, int(tree.missing_child[node]))
 
 
 def _classification_scores(stats, miss, rho):

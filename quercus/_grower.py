@@ -295,8 +295,9 @@ def _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, split_bin, th
         n_sur = _add_surrogates(data, cfg, tree, idx, wi, branch, f)
         tree["sur_count"][node] = n_sur
         if missing.any():
-            branch[missing] = _route_by_surrogates(data, tree, node, idx[missing],
-                                                   missing_child)
+            branch[missing] = route_by_surrogates(
+                data, node_surrogates(tree.flat, int(tree["sur_start"][node]), n_sur),
+                idx[missing], missing_child)
     elif cfg.missing_mode != FRACTIONAL and missing.any():
         branch[missing] = missing_child
     tree["missing_child"][node] = missing_child
@@ -394,27 +395,39 @@ def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
         fl["sur_category"].append(b if kind == CAT_BINARY else -1)
         fl["sur_flip"].append(flip)
         fl["sur_agreement"].append(agreement)
-        # Fit-time routing compares bins; keep the last left bin of numeric surrogates.
-        fl.setdefault("_sur_bin", []).append(b)
     return min(len(found), cfg.max_surrogate)
 
 
-def _route_by_surrogates(data, tree, node, sidx, fallback):
-    """Branch of samples missing the primary attribute: first usable surrogate, else the
-    majority branch."""
+def bin_of_threshold(data, f, threshold):
+    """The last bin of numeric feature ``f`` at or below ``threshold``."""
+    values = data.bin_values[data.bin_offsets[f]:data.bin_offsets[f + 1]]
+    return int(np.searchsorted(values, threshold, side="right") - 1)
+
+
+def route_by_surrogates(data, surrogates, sidx, fallback):
+    """Branch of samples missing the primary attribute: the first surrogate whose attribute
+    they have, else ``fallback`` (the majority branch). ``surrogates`` are
+    (feature, kind, threshold, category, flip) tuples, best first."""
     out = np.full(sidx.size, -1, dtype=np.int64)
-    start = int(tree["sur_start"][node])
-    for s in range(start, start + int(tree["sur_count"][node])):
-        g = tree.flat["sur_feature"][s]
-        b = tree.flat["_sur_bin"][s]
+    for g, kind, thr, cat, flip in surrogates:
         codes = data.codes[sidx, g]
         todo = (out < 0) & (codes != data.n_bins[g])
-        if tree.flat["sur_kind"][s] == NUMERIC:
-            go = (codes > b).astype(np.int64)
+        if kind == NUMERIC:
+            go = codes > bin_of_threshold(data, g, thr)
         else:
-            go = (codes != b).astype(np.int64)
-        if tree.flat["sur_flip"][s]:
+            go = codes != cat
+        go = go.astype(np.int64)
+        if flip:
             go = 1 - go
         out[todo] = go[todo]
     out[out < 0] = fallback
     return out
+
+
+def node_surrogates(flat_or_tree, start, count):
+    """A node's surrogates as tuples, from a builder's flat lists or a fitted tree."""
+    get = (flat_or_tree.__getitem__ if isinstance(flat_or_tree, dict)
+           else lambda k: getattr(flat_or_tree, k))
+    cols = [get(k)[start:start + count] for k in
+            ("sur_feature", "sur_kind", "sur_threshold", "sur_category", "sur_flip")]
+    return [(int(f), int(k), float(t), int(c), bool(fl)) for f, k, t, c, fl in zip(*cols)]

@@ -79,6 +79,21 @@ def _route(x, node, kind, feature, threshold, category, first_child, n_children,
     return first_child[node] + c
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _spread(stack_node, stack_w, top, node, w, first_child, n_children, weighted_n):
+    """Push the children of ``node`` with their shares of weight ``w`` (C4.5's rule for a
+    missing value: the branches' training weights); returns the new stack top."""
+    total = 0.0
+    for c in range(first_child[node], first_child[node] + n_children[node]):
+        total += weighted_n[c]
+    for c in range(first_child[node], first_child[node] + n_children[node]):
+        if weighted_n[c] > 0.0:
+            stack_node[top] = c
+            stack_w[top] = w * weighted_n[c] / total
+            top += 1
+    return top
+
+
 @njit(cache=True, nogil=True)
 def apply_tree(X, t):
     """Index of the node where each row ends: a leaf, or the internal node where it
@@ -127,6 +142,7 @@ def predict_tree(X, t, weighted_n, node_out):
             node = stack_node[top]
             w = stack_w[top]
             x = X[i]
+            nxt = 0
             while kind[node] != LEAF:
                 nxt = _numeric_step(x, node, kind, feature, threshold, first_child)
                 if nxt == SLOW:
@@ -134,15 +150,9 @@ def predict_tree(X, t, weighted_n, node_out):
                 if nxt < 0:
                     break
                 node = nxt
-            if kind[node] != LEAF and next_node(x, node, t) == SPREAD:
-                total = 0.0
-                for c in range(first_child[node], first_child[node] + n_children[node]):
-                    total += weighted_n[c]
-                for c in range(first_child[node], first_child[node] + n_children[node]):
-                    if weighted_n[c] > 0.0:
-                        stack_node[top] = c
-                        stack_w[top] = w * weighted_n[c] / total
-                        top += 1
+            if nxt == SPREAD:
+                top = _spread(stack_node, stack_w, top, node, w, first_child, n_children,
+                              weighted_n)
                 continue
             for k in range(n_out):
                 out[i, k] += w * node_out[node, k]
@@ -213,14 +223,8 @@ def accumulate_node_stats(X, y, y2, w, t, weighted_n, n_stats, regression, start
                 if nxt == SLOW:
                     nxt = next_node(X[i], node, t)
                 if nxt == SPREAD:
-                    total = 0.0
-                    for c in range(first_child[node], first_child[node] + n_children[node]):
-                        total += weighted_n[c]
-                    for c in range(first_child[node], first_child[node] + n_children[node]):
-                        if weighted_n[c] > 0.0:
-                            stack_node[top] = c
-                            stack_w[top] = wt * weighted_n[c] / total
-                            top += 1
+                    top = _spread(stack_node, stack_w, top, node, wt, first_child, n_children,
+                                  weighted_n)
                     break
                 if nxt < 0:
                     break
