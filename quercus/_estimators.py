@@ -1,5 +1,8 @@
 """Estimators: a thin validated layer over the grower and the kernels."""
 
+from contextlib import contextmanager
+
+import numba
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix
@@ -10,10 +13,11 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _prepare
+from ._binning import bin_features
 from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, criterion_code, grow
 from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree
 from ._kernels.splits import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, LEAF
-from ._params import REGRESSOR_PARAMS, TREE_PARAMS, resolve_counts
+from ._params import REGRESSOR_PARAMS, TREE_PARAMS, resolve_counts, resolve_n_jobs
 
 # Training data kept for ``explain()`` without arguments only up to this many cells, so a
 # large fit does not hold a second copy of X alive.
@@ -45,6 +49,12 @@ _COMMON_PARAMS_DOC = """    splitter : {"best", "random"}, default="best"
         (the threshold epsilon of the seeds' CART algorithm).
     max_features : int, float, "sqrt", "log2" or None, default=None
         Number of features drawn at random at each node.
+    max_bins : int in [2, 65535] or None, default=255
+        A numeric attribute with more distinct values than this is cut into ``max_bins``
+        bins of about equal counts (histogram mode, fast); one with fewer keeps every
+        distinct value (exact mode: every midpoint is a candidate, as in the book and
+        scikit-learn). Thresholds are always midpoints of two observed values. None: exact
+        everywhere (what agreement with scikit-learn, Weka's J48 and rpart needs).
     categorical_features : array-like of str, int or bool, default=None
         Which columns are categorical. None: object, string, category and bool columns.
     missing_strategy : {"learned", "fractional", "surrogate"}, default="learned"
@@ -56,9 +66,23 @@ _COMMON_PARAMS_DOC = """    splitter : {"best", "random"}, default="best"
     max_surrogate : int, default=5
         Surrogate splits kept per node (rpart's maxsurrogate), for
         ``missing_strategy="surrogate"``.
+    n_jobs : int or None, default=None
+        Threads for the split search and for prediction: None or -1 all cores, -2 all but
+        one. The tree does not depend on it: each feature is searched by one thread.
     random_state : int, RandomState or None, default=None
         Seeds ``max_features`` and ``splitter="random"``.
 """
+
+
+@contextmanager
+def numba_threads(n_jobs):
+    """Run the kernels inside on ``n_jobs`` threads (numba's setting is per thread)."""
+    old = numba.get_num_threads()
+    numba.set_num_threads(resolve_n_jobs(n_jobs))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
 
 
 class _BaseTree(BaseEstimator):
@@ -127,8 +151,9 @@ class _BaseTree(BaseEstimator):
             pre_prune=self.pruning == "pre", strict=bool(self.strict_improvement),
             priority=None if self._is_regressor else self._class_priority)
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
-        self.tree_, pre_log = grow(data, cfg, rng, val)
-        self._post_prune(X, y, X_enc, y_enc, w, val, (w_user, w_all), pre_log)
+        with numba_threads(self.n_jobs):
+            self.tree_, pre_log = grow(data, cfg, rng, val)
+            self._post_prune(X, y, X_enc, y_enc, w, val, (w_user, w_all), pre_log)
         self._explain_data = data if n * p <= _EXPLAIN_CACHE_CELLS else None
         return self
 
@@ -212,8 +237,7 @@ class _BaseTree(BaseEstimator):
             "node", "feature", "leaves_removed", "error_before", "error_after", "reason"])
 
     def _binned(self, X_enc, y_enc, w, schema):
-        codes, n_bins, bin_values, bin_offsets = _prepare.bin_numeric(
-            X_enc, schema.is_categorical, schema.categories)
+        bins = bin_features(X_enc, schema.is_categorical, schema.categories, self.max_bins)
         y_f = np.asarray(y_enc, dtype=np.float64)
         if self._is_regressor:
             y2 = _prepare.second_statistic(y_f, self.criterion)
@@ -221,8 +245,8 @@ class _BaseTree(BaseEstimator):
         else:
             y2 = y_f
             n_stats = n_out = len(self.classes_)
-        return BinnedData(codes, n_bins, schema.is_categorical.copy(), bin_values,
-                          bin_offsets, y_f, y2, w, n_stats, n_out)
+        return BinnedData.from_bins(bins, schema.is_categorical.copy(), y_f, y2, w, n_stats,
+                                    n_out)
 
     def _encode_targets(self, y, n, what="eval_set"):
         if self._is_regressor:
@@ -322,8 +346,9 @@ class _BaseTree(BaseEstimator):
     def _predict_outputs(self, X):
         X_enc = self._encode(X)
         t = self.tree_
-        return predict_tree(X_enc, t.kernel_args(), t.weighted_n_node_samples,
-                            self._node_outputs())
+        with numba_threads(self.n_jobs):
+            return predict_tree(X_enc, t.kernel_args(), t.weighted_n_node_samples,
+                                self._node_outputs())
 
     def apply(self, X):
         """Index of the node each sample ends in.
@@ -343,7 +368,8 @@ class _BaseTree(BaseEstimator):
         True
         """
         X_enc = self._encode(X)
-        return apply_tree(X_enc, self.tree_.kernel_args())
+        with numba_threads(self.n_jobs):
+            return apply_tree(X_enc, self.tree_.kernel_args())
 
     def decision_path(self, X):
         """Sparse indicator matrix (n_samples, n_nodes) of the nodes each sample visits.
@@ -489,12 +515,12 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
     def __init__(self, criterion="gini", categorical_split="binary", splitter="best",
                  max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, min_objects=None,
-                 max_features=None,
+                 max_features=None, max_bins=255,
                  categorical_features=None,
                  missing_strategy="learned", max_surrogate=5, class_weight=None,
                  pruning=None, validation_fraction=0.25, strict_improvement=True,
                  confidence_factor=0.25, subtree_raising=True, ccp_alpha=0.0,
-                 ccp_loss="impurity", cv=10, cv_rule="1se", random_state=None):
+                 ccp_loss="impurity", cv=10, cv_rule="1se", n_jobs=None, random_state=None):
         self.criterion = criterion
         self.categorical_split = categorical_split
         self.splitter = splitter
@@ -505,6 +531,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         self.min_objects = min_objects
         self.min_impurity_decrease = min_impurity_decrease
         self.max_features = max_features
+        self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.missing_strategy = missing_strategy
         self.max_surrogate = max_surrogate
@@ -518,6 +545,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         self.ccp_loss = ccp_loss
         self.cv = cv
         self.cv_rule = cv_rule
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
@@ -631,12 +659,12 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
     def __init__(self, criterion="squared_error", categorical_split="ordered",
                  splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, min_objects=None,
-                 max_features=None,
+                 max_features=None, max_bins=255,
                  categorical_features=None,
                  missing_strategy="learned", max_surrogate=5, pruning=None,
                  validation_fraction=0.25, strict_improvement=True, confidence_factor=0.25,
                  subtree_raising=True, ccp_alpha=0.0, ccp_loss="impurity", cv=10,
-                 cv_rule="1se", random_state=None):
+                 cv_rule="1se", n_jobs=None, random_state=None):
         self.criterion = criterion
         self.categorical_split = categorical_split
         self.splitter = splitter
@@ -647,6 +675,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         self.min_objects = min_objects
         self.min_impurity_decrease = min_impurity_decrease
         self.max_features = max_features
+        self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.missing_strategy = missing_strategy
         self.max_surrogate = max_surrogate
@@ -659,6 +688,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         self.ccp_loss = ccp_loss
         self.cv = cv
         self.cv_rule = cv_rule
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None, eval_set=None):

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 
 from . import _prepare
+from ._binning import bin_features
 from ._grower import (ABSOLUTE_ERROR, SQUARED_ERROR, BinnedData, criterion_code,
                       bin_of_threshold, criterion_for_stats, node_surrogates,
                       ordered_categories, route_by_surrogates, weighted_median)
@@ -50,15 +51,14 @@ def _data_for(est, X, y, sample_weight):
     for j in np.flatnonzero(schema.is_categorical):
         X_enc[X_enc[:, j] < 0, j] = len(schema.categories[j])
     cats = [None if c is None else np.append(c, "<unseen>") for c in schema.categories]
-    codes, n_bins, values, offsets = _prepare.bin_numeric(X_enc, schema.is_categorical, cats)
+    bins = bin_features(X_enc, schema.is_categorical, cats, est.max_bins)
     if est._is_regressor:
         y2 = _prepare.second_statistic(y_f, est.criterion)
         n_stats, n_out = 3, 1
     else:
         y2 = y_f
         n_stats = n_out = len(est.classes_)
-    return BinnedData(codes, n_bins, schema.is_categorical.copy(), values, offsets, y_f, y2,
-                      w, n_stats, n_out)
+    return BinnedData.from_bins(bins, schema.is_categorical.copy(), y_f, y2, w, n_stats, n_out)
 
 
 def _descend(data, tree, node):
@@ -202,11 +202,11 @@ def explain_node(est, node, X=None, y=None, sample_weight=None):
                             None, [lc, total - lc], miss, ok,
                             [samples(left), samples(bins[order[t + 1:]])])
             else:
-                values = data.bin_values[data.bin_offsets[f]:data.bin_offsets[f + 1]]
+                lo, hi = data.bin_range[:, data.bin_offsets[f]:data.bin_offsets[f + 1]]
                 left = np.cumsum(counts, axis=0)
                 left_n = np.cumsum(n)
                 for t in range(len(bins) - 1):
-                    thr = midpoint(values[bins[t]], values[bins[t + 1]])
+                    thr = midpoint(hi[bins[t]], lo[bins[t + 1]])
                     ok = left_n[t] >= msl and left_n[-1] - left_n[t] >= msl
                     sets = ([samples(bins[:t + 1]), samples(bins[t + 1:])]
                             if crit == ABSOLUTE_ERROR else None)
@@ -249,11 +249,11 @@ def _mark(est, data, node, idx, wi, features, table, cat_mode, crit, hist_crit):
     no_draw = np.full(features.size, -1.0)
     if crit == ABSOLUTE_ERROR:
         found, kind, _, dec, info, split_bin, thr, _, _ = ae_search_node(
-            data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets,
+            data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets,
             features, idx, wi, data.y, search_cat, mode, msl, 0.0, no_draw)
     else:
         found, kind, _, dec, info, split_bin, thr, _, _ = search_node(
-            data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets,
+            data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets,
             features, idx, wi, data.y, data.y2, data.n_stats, hist_crit, search_cat, mode,
             msl, 0.0, no_draw)
     for i, f in enumerate(features):

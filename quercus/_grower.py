@@ -12,11 +12,11 @@ import numpy as np
 
 from ._kernels.absolute import ae_category_order, ae_search_node
 from ._kernels.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, POISSON, SQUARED_ERROR, impurity
-from ._kernels.histograms import feature_histogram
+from ._kernels.histograms import build_histograms, feature_histogram, subtract_histograms
 from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
                               NUMERIC, SURROGATE, TIE_EPS, _split_missing, category_order,
-                              search_node)
+                              search_features)
 from ._kernels.surrogates import all_surrogates
 from ._selection import choose_split
 from ._tree import TreeBuilder
@@ -26,6 +26,12 @@ CRITERION_CODES = {"entropy": ENTROPY, "gain_ratio": ENTROPY, "gini": GINI,
                    "absolute_error": ABSOLUTE_ERROR}
 MISSING_CODES = {"fractional": FRACTIONAL, "surrogate": SURROGATE, "learned": LEARNED}
 _EPSILON = np.finfo(np.float64).eps
+# Features with at most this many bins (missing bin included) keep dense histograms that
+# children inherit: the larger child of a binary split gets its histograms by subtracting
+# its sibling's from its parent's, without reading its samples. Below HIST_MIN_SAMPLES
+# samples a node builds its histograms directly (cheaper than holding them).
+DENSE_MAX_BINS = 1024
+HIST_MIN_SAMPLES = 512
 
 
 @dataclass
@@ -59,10 +65,10 @@ def criterion_code(name):
 class BinnedData:
     """Training data as the kernels want it."""
 
-    codes: np.ndarray        # int32 (n, p), Fortran order; missing = n_bins[f]
+    codes: np.ndarray        # uint8/uint16/int32 (n, p), Fortran order; missing = n_bins[f]
     n_bins: np.ndarray       # int64 (p,), bins of observed values
     is_cat: np.ndarray       # bool (p,)
-    bin_values: np.ndarray   # float64, observed value of each numeric bin
+    bin_range: np.ndarray    # float64 (2, k): smallest and largest value of each numeric bin
     bin_offsets: np.ndarray  # int64 (p + 1,)
     y: np.ndarray            # float64: class codes, or targets
     y2: np.ndarray           # float64: y*y (squared error), y*log(y) (Poisson), unused
@@ -70,6 +76,12 @@ class BinnedData:
     n_stats: int             # n_classes, or 3 for regression
     n_out: int               # n_classes, or 1 for regression
     scratch: np.ndarray = None  # float64 (n,), per-sample work space of the surrogate search
+
+    @classmethod
+    def from_bins(cls, bins, is_cat, y, y2, w, n_stats, n_out):
+        """From :class:`quercus._binning.Bins` and the targets."""
+        return cls(bins.codes, bins.n_bins, is_cat, np.vstack([bins.lo, bins.hi]),
+                   bins.offsets, y, y2, w, n_stats, n_out)
 
     @property
     def is_regression(self):
@@ -124,10 +136,12 @@ def grow(data, cfg, rng, validation=None):
     val0 = None
     if cfg.pre_prune:
         val0 = (np.arange(validation.X.shape[0]), validation.w.astype(np.float64))
-    stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0)]
+    layout = histogram_layout(data, cfg)
+    hist0 = node_histograms(data, layout, idx0, w0)
+    stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
     log = []  # pre-pruning decisions
     while stack:
-        node, idx, wi, stats, used, val = stack.pop()
+        node, idx, wi, stats, used, val, hist = stack.pop()
         value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
         tree["value"][node] = value
         tree["impurity"][node] = imp
@@ -145,9 +159,7 @@ def grow(data, cfg, rng, validation=None):
                 tree["impurity"][node] = 0.0
         else:
             pure = np.count_nonzero(stats > 0) <= 1
-        if (pure or depth >= cfg.max_depth or m < cfg.min_samples_split
-                or m < 2 * cfg.min_samples_leaf or wi.sum() < 2 * cfg.min_weight_leaf
-                or wi.sum() < 2 * cfg.min_objects):
+        if pure or not may_split(cfg, depth, m, wi.sum()):
             continue
         features = all_features[~used]
         if features.size == 0:
@@ -158,15 +170,15 @@ def grow(data, cfg, rng, validation=None):
                     else np.full(features.size, -1.0))
         if cfg.criterion == ABSOLUTE_ERROR:
             found, kind, _, dec, info, split_bin, thr, miss_dir, rho = ae_search_node(
-                data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets,
+                data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets,
                 features, idx, wi, data.y, cfg.cat_mode, cfg.missing_mode,
                 cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms)
         else:
-            found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search_node(
-                data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets,
+            found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search_features(
+                data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets,
                 features, idx, wi, data.y, data.y2, data.n_stats, cfg.criterion,
                 cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf, cfg.min_weight_leaf,
-                uniforms, float(cfg.min_objects))
+                uniforms, float(cfg.min_objects), *_hist_args(data, layout, hist))
         best = choose_split(found, dec, info, cfg.gain_ratio)
         if best < 0:
             continue
@@ -177,7 +189,7 @@ def grow(data, cfg, rng, validation=None):
         mark = (tree.count, len(stack), {k_: len(v) for k_, v in tree.flat.items()})
         _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, int(split_bin[best]),
                     float(thr[best]), int(miss_dir[best]), float(rho[best]), depth, val,
-                    validation)
+                    validation, (layout, hist))
         if val is not None:
             pays, split_err, leaf_err = _split_pays_on_validation(data, cfg, tree, node, val,
                                                                   validation)
@@ -189,6 +201,75 @@ def grow(data, cfg, rng, validation=None):
                                       "error" if cfg.strict else
                                       "pre-pruning: the split raises the validation error"})
     return tree.freeze(), log
+
+
+def may_split(cfg, depth, m, weight):
+    """The size and depth rules allow splitting a node of ``m`` samples and ``weight``."""
+    return not (depth >= cfg.max_depth or m < cfg.min_samples_split
+                or m < 2 * cfg.min_samples_leaf or weight < 2 * cfg.min_weight_leaf
+                or weight < 2 * cfg.min_objects)
+
+
+def histogram_layout(data, cfg):
+    """(features with dense histograms, their row offsets) or None when no node keeps
+    histograms: absolute error scans sorted samples, and with ``max_features`` a node
+    searches only some features, so it would not pay to build them all."""
+    p = data.codes.shape[1]
+    if cfg.criterion == ABSOLUTE_ERROR or cfg.max_features < p:
+        return None
+    sizes = np.where(data.n_bins + 1 <= DENSE_MAX_BINS, data.n_bins + 1, 0)
+    if not sizes.any():
+        return None
+    offsets = np.zeros(p + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(sizes)
+    return np.flatnonzero(sizes).astype(np.int64), offsets
+
+
+def node_histograms(data, layout, idx, wi):
+    """A node's dense histograms (hist, hist_n), or None when it is too small to keep them."""
+    if layout is None or idx.size < HIST_MIN_SAMPLES:
+        return None
+    return build_histograms(data.codes, layout[0], layout[1], idx, wi, data.y, data.y2,
+                            data.n_stats, criterion_for_stats(data))
+
+
+def _hist_args(data, layout, hist):
+    """The histogram arguments of ``search_features``: the node's, or none."""
+    if hist is None:
+        return (np.zeros((0, data.n_stats)), np.zeros(0, dtype=np.int64),
+                np.zeros(data.codes.shape[1] + 1, dtype=np.int64))
+    return hist[0], hist[1], layout[1]
+
+
+def _children_histograms(data, cfg, hists, child_idx, child_w, offsets, child_stats,
+                         depth, spread):
+    """Histograms of the two children of a binary split: the smaller one's from its
+    samples, the larger one's by subtraction; None for a child that will not split or is
+    small. C4.5's fractional copies (``spread``) put a sample in both children, so there
+    the parent's counts are not the sum of the children's: no subtraction."""
+    layout, parent = hists
+    out = [None, None]
+    if parent is None or spread or offsets.shape[0] != 3:
+        return out
+    n = offsets[1:] - offsets[:-1]
+    big = int(np.argmax(n))
+    small = 1 - big
+
+    def wanted(c):
+        w = child_w[offsets[c]:offsets[c + 1]].sum()
+        return (n[c] >= HIST_MIN_SAMPLES and may_split(cfg, depth + 1, n[c], w)
+                and np.count_nonzero(child_stats[c] > 0) > 1)
+
+    if not wanted(big):
+        return out
+    s, e = offsets[small], offsets[small + 1]
+    h_small = build_histograms(data.codes, layout[0], layout[1], child_idx[s:e],
+                               child_w[s:e], data.y, data.y2, data.n_stats,
+                               criterion_for_stats(data))
+    out[big] = subtract_histograms(parent[0], parent[1], *h_small)
+    if wanted(small):
+        out[small] = h_small
+    return out
 
 
 def _label_error(data, cfg, value, y, w):
@@ -265,7 +346,7 @@ def _stats(data, idx, wi):
 
 
 def _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, split_bin, thr, miss_dir,
-                rho, depth, val=None, validation=None):
+                rho, depth, val=None, validation=None, hists=(None, None)):
     nbf = int(data.n_bins[f])
     n_children = nbf if k == MULTIWAY else 2
     cat_map = np.zeros(1, dtype=np.int64)
@@ -330,13 +411,16 @@ def _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, split_bin, th
         shares = _validation_shares(tree, node, validation.X[val[0]], val[1])
         child_val = [(val[0][shares[:, c] > 0], shares[shares[:, c] > 0, c])
                      for c in range(n_children)]
+    spread = cfg.missing_mode == FRACTIONAL and missing.any()
+    child_hist = _children_histograms(data, cfg, hists, child_idx, child_w, offsets,
+                                      child_stats, depth, spread)
     # Push in reverse so the first child is grown first (depth-first, deterministic).
     for c in range(n_children - 1, -1, -1):
         cid = first + c
         s, e = offsets[c], offsets[c + 1]
         if e > s and child_w[s:e].sum() > 0:
             stack.append((cid, child_idx[s:e], child_w[s:e], child_stats[c], child_used,
-                          child_val[c]))
+                          child_val[c], child_hist[c] if c < 2 else None))
         else:
             # An empty branch (or one of zero weight) is a leaf predicting as its parent.
             tree["value"][cid] = parent_value
@@ -380,7 +464,7 @@ def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
     direction = data.scratch  # only the entries of sidx are read
     direction[sidx] = branch[known]
     agree, majority, kinds, where, thrs, flips = all_surrogates(
-        data.codes, data.n_bins, data.is_cat, data.bin_values, data.bin_offsets, f, sidx,
+        data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets, f, sidx,
         sw, direction)
     # Keep those better than "go with the majority", best agreement first, ties by column.
     found = [(-agree[g], g, int(kinds[g]), int(where[g]), float(thrs[g]), int(flips[g]),
@@ -400,8 +484,8 @@ def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
 
 def bin_of_threshold(data, f, threshold):
     """The last bin of numeric feature ``f`` at or below ``threshold``."""
-    values = data.bin_values[data.bin_offsets[f]:data.bin_offsets[f + 1]]
-    return int(np.searchsorted(values, threshold, side="right") - 1)
+    hi = data.bin_range[1, data.bin_offsets[f]:data.bin_offsets[f + 1]]
+    return int(np.searchsorted(hi, threshold, side="right") - 1)
 
 
 def route_by_surrogates(data, surrogates, sidx, fallback):

@@ -49,6 +49,9 @@ TREE_PARAMS = {
         None,
     ],
     "categorical_features": ["array-like", None],
+    "max_bins": [Interval(Integral, 2, 65535, closed="both"), None],
+    "n_jobs": [Interval(Integral, 1, None, closed="left"),
+               Interval(Integral, None, -1, closed="right"), None],
     "random_state": ["random_state"],
 }
 
@@ -82,3 +85,14 @@ REGRESSOR_PARAMS = {
     "criterion": [StrOptions(set(REGRESSION_CRITERIA))],
     "categorical_split": [StrOptions({"multiway", "ordered", "one_vs_rest"})],
 }
+
+
+def resolve_n_jobs(n_jobs):
+    """Threads for numba: None or -1 all cores, -2 all but one, k at most all."""
+    import numba
+    cores = numba.config.NUMBA_NUM_THREADS
+    if n_jobs is None:
+        return cores
+    if n_jobs < 0:
+        return max(1, cores + 1 + n_jobs)
+    return min(n_jobs, cores)

@@ -263,35 +263,6 @@ def encode(X, schema):
     return X_enc
 
 
-def bin_numeric(X_enc, is_categorical, categories):
-    """Exact binning: one bin per distinct value of each numeric feature.
-
-    Returns ``codes`` (int32, Fortran order), ``n_bins`` (int64), and the observed value of
-    every numeric bin as a flat array with per-feature offsets. A missing value (NaN) gets
-    the reserved code ``n_bins[j]``.
-    """
-    n, p = X_enc.shape
-    codes = np.empty((n, p), dtype=np.int32, order="F")
-    n_bins = np.zeros(p, dtype=np.int64)
-    values = []
-    for j in range(p):
-        col = X_enc[:, j]
-        miss = np.isnan(col)
-        if is_categorical[j]:
-            n_bins[j] = max(len(categories[j]), 1)
-            codes[:, j] = np.where(miss, n_bins[j], np.nan_to_num(col)).astype(np.int32)
-            values.append(np.zeros(0))
-        else:
-            uniq = np.unique(col[~miss])
-            n_bins[j] = len(uniq)
-            codes[:, j] = np.where(miss, len(uniq), np.searchsorted(uniq, np.nan_to_num(col)))
-            values.append(uniq)
-    offsets = np.zeros(p + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([len(v) for v in values])
-    flat = np.concatenate(values) if values else np.zeros(0)
-    return codes, n_bins, flat, offsets
-
-
 def _target_vector(y, n_samples):
     """y as a 1-d array of the right length, and the first row whose value is missing."""
     if y is None:

@@ -413,7 +413,7 @@ def _pair(name, criterion, settings, seed=0):
     Q, Sk = ((DecisionTreeClassifier, SkClassifier) if name == "breast_cancer"
              else (DecisionTreeRegressor, SkRegressor))
     Xtr, _, ytr, _ = _nan_data(name)
-    q = Q(criterion=criterion, **settings).fit(Xtr, ytr)
+    q = Q(criterion=criterion, max_bins=None, **settings).fit(Xtr, ytr)
     assert q.missing_strategy == "learned"  # the default
     return q, Sk(criterion=criterion, random_state=seed, **settings)
 

@@ -410,7 +410,7 @@ def _tie_matched_sklearn(q, X, y, criterion):
 @pytest.mark.parametrize("name", ["breast_cancer", "iris", "wine"])
 def test_weakest_link_path_equals_sklearn_cost_complexity_pruning_path(name, criterion):
     X, y = _sk_data(name)
-    q = DecisionTreeClassifier(criterion=criterion).fit(X, y)
+    q = DecisionTreeClassifier(criterion=criterion, max_bins=None).fit(X, y)
     rs = _tie_matched_sklearn(q, X, y, criterion)
     path = SkClassifier(criterion=criterion, random_state=rs).cost_complexity_pruning_path(X, y)
     alphas, risks, steps = weakest_link_path(q, q.tree_, "impurity")
@@ -430,7 +430,8 @@ def test_weakest_link_path_equals_sklearn_cost_complexity_pruning_path(name, cri
 def test_weakest_link_path_equals_sklearn_ccp_pruning_path_on_the_same_tree(name):
     """scikit-learn's own routine run on quercus's tree: immune to split ties."""
     X, y = _sk_data(name)
-    q = (DecisionTreeRegressor() if name == "diabetes" else CARTClassifier()).fit(X, y)
+    q = (DecisionTreeRegressor(max_bins=None) if name == "diabetes"
+         else CARTClassifier(max_bins=None)).fit(X, y)
     path = ccp_pruning_path(_sk_tree_from(q, X.shape[1]))
     sk_a, sk_r = _runs(path["ccp_alphas"], path["impurities"])
     q_a, q_r = _runs(*weakest_link_path(q, q.tree_, "impurity")[:2])
@@ -440,7 +441,7 @@ def test_weakest_link_path_equals_sklearn_ccp_pruning_path_on_the_same_tree(name
 
 def test_regressor_weakest_link_path_equals_sklearn_on_diabetes():
     X, y = _sk_data("diabetes")
-    q = DecisionTreeRegressor().fit(X, y)
+    q = DecisionTreeRegressor(max_bins=None).fit(X, y)
     path = SkRegressor(random_state=0).cost_complexity_pruning_path(X, y)
     sk_a, sk_r = _runs(path.ccp_alphas, path.impurities)
     q_a, q_r = _runs(*weakest_link_path(q, q.tree_, "impurity")[:2])
@@ -452,7 +453,7 @@ def test_regressor_weakest_link_path_equals_sklearn_on_diabetes():
 @pytest.mark.parametrize("name", ["breast_cancer", "iris", "wine"])
 def test_cart_ccp_alpha_matches_sklearn_ccp_alpha_between_path_alphas(name):
     X, y = _sk_data(name)
-    q_full = CARTClassifier().fit(X, y)
+    q_full = CARTClassifier(max_bins=None).fit(X, y)
     rs = _tie_matched_sklearn(q_full, X, y, "gini")
     path = SkClassifier(random_state=rs).cost_complexity_pruning_path(X, y)
     a, _ = _runs(path.ccp_alphas, path.impurities)
@@ -462,7 +463,7 @@ def test_cart_ccp_alpha_matches_sklearn_ccp_alpha_between_path_alphas(name):
     X_new = (X + rng.normal(scale=0.05, size=X.shape) * X.std(axis=0)).astype(np.float32)
     sk_full = _sk_tree_from(q_full, X.shape[1])
     for alpha in mids:
-        q = CARTClassifier(ccp_alpha=alpha).fit(X, y)
+        q = CARTClassifier(ccp_alpha=alpha, max_bins=None).fit(X, y)
         sk = SkClassifier(random_state=rs, ccp_alpha=alpha).fit(X, y)
         assert q.get_n_leaves() == sk.get_n_leaves(), alpha
         assert q.get_depth() == sk.get_depth(), alpha
@@ -484,13 +485,13 @@ def test_cart_ccp_alpha_matches_sklearn_ccp_alpha_between_path_alphas(name):
 
 def test_regressor_ccp_alpha_matches_sklearn_pruning_of_the_same_tree():
     X, y = _sk_data("diabetes")
-    q_full = DecisionTreeRegressor().fit(X, y)
+    q_full = DecisionTreeRegressor(max_bins=None).fit(X, y)
     sk_full = _sk_tree_from(q_full, X.shape[1])
     a, _ = _runs(*weakest_link_path(q_full, q_full.tree_, "impurity")[:2])
     picks = (a[1:] + a[:-1])[np.linspace(0, len(a) - 2, 12).astype(int)] / 2
     X32 = X.astype(np.float32)
     for alpha in picks:
-        q = DecisionTreeRegressor(ccp_alpha=alpha).fit(X, y)
+        q = DecisionTreeRegressor(ccp_alpha=alpha, max_bins=None).fit(X, y)
         sk = Tree(X.shape[1], np.array([1], dtype=np.intp), 1)
         _build_pruned_tree_ccp(sk, sk_full, alpha)
         assert q.get_n_leaves() == int((sk.children_left == -1).sum()), alpha
@@ -498,7 +499,7 @@ def test_regressor_ccp_alpha_matches_sklearn_pruning_of_the_same_tree():
     # and against scikit-learn's own estimator where its tree is not affected by ties
     big = a[-4:-1] + (a[-3:] - a[-4:-1]) / 2
     for alpha in big:
-        q = DecisionTreeRegressor(ccp_alpha=alpha).fit(X, y)
+        q = DecisionTreeRegressor(ccp_alpha=alpha, max_bins=None).fit(X, y)
         sk = SkRegressor(random_state=0, ccp_alpha=alpha).fit(X, y)
         assert q.get_n_leaves() == sk.get_n_leaves()
         np.testing.assert_allclose(q.predict(X), sk.predict(X), rtol=1e-12)

@@ -200,7 +200,7 @@ MIN_COVERAGE = {"train": 0.5, "test": 0.15}
 def test_same_tree_modulo_ties(name, criterion, setting):
     Xtr, Xte, ytr, yte = _data(name)
     s = _settings(setting, ytr, criterion)
-    q = DecisionTreeRegressor(criterion=criterion, **s).fit(Xtr, ytr)
+    q = DecisionTreeRegressor(criterion=criterion, max_bins=None, **s).fit(Xtr, ytr)
     sk = SkRegressor(criterion=criterion, random_state=0, **s).fit(Xtr, ytr)
     assert q.tree_.node_count > 3
     tied, stopped = _walk(sk, q, Xtr, ytr, criterion)
@@ -247,7 +247,7 @@ TIE_MATCHED_CASES = [c for c in ALL_CASES
 def test_identical_to_the_tie_matched_sklearn_tree(name, criterion, setting):
     Xtr, Xte, ytr, yte = _data(name)
     s = _settings(setting, ytr, criterion)
-    q = DecisionTreeRegressor(criterion=criterion, **s).fit(Xtr, ytr)
+    q = DecisionTreeRegressor(criterion=criterion, max_bins=None, **s).fit(Xtr, ytr)
     target = _preorder_q(q.tree_)
     for seed in range(SEED_SEARCH):
         sk = SkRegressor(criterion=criterion, random_state=seed, **s).fit(Xtr, ytr)
@@ -270,7 +270,7 @@ def test_root_split_and_its_decrease(name, criterion):
     """The root split is scikit-learn's, and its decrease is the best over every feature
     and midpoint, found here by brute force."""
     Xtr, _, ytr, _ = _data(name)
-    q = DecisionTreeRegressor(criterion=criterion, max_depth=1).fit(Xtr, ytr)
+    q = DecisionTreeRegressor(criterion=criterion, max_depth=1, max_bins=None).fit(Xtr, ytr)
     best = -np.inf
     for f in range(Xtr.shape[1]):
         v = np.unique(Xtr[:, f])

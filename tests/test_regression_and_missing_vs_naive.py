@@ -195,7 +195,8 @@ def kernel_search(df, y, w, idx, features, criterion, cat_mode, missing_mode, ms
     else:
         yf = np.asarray(y, dtype=np.float64)
         y2, n_stats = second_stat(yf, criterion), 3
-    out = search_node(codes, n_bins, is_cat, values, offsets, np.array(features, np.int64),
+    exact = np.vstack([values, values])  # one bin per value: its lo and hi are the value
+    out = search_node(codes, n_bins, is_cat, exact, offsets, np.array(features, np.int64),
                       idx, w[idx], yf, y2, n_stats, criterion, cat_mode, missing_mode, msl,
                       mlw, np.full(len(features), -1.0))
     keys = ("found", "kind", "child", "dec", "info", "split_bin", "thr", "miss_dir", "rho")
@@ -518,7 +519,7 @@ def test_best_surrogate_matches_brute_force():
         direction = np.zeros(n)
         direction[idx] = rng.integers(0, 2, size=idx.size)
         agree, majority, kind, b, thr, flip = best_surrogate(
-            codes[:, 0], idx, wi, direction, int(n_bins[0]), categorical, values)
+            codes[:, 0], idx, wi, direction, int(n_bins[0]), categorical, values, values)
         node_values = [df[col].iloc[i] for i in idx]
         if categorical:  # naive works on codes, as the kernel reports categories
             node_values = [None if naive.is_missing(v) else cats[col].index(v)

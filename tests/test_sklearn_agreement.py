@@ -93,8 +93,8 @@ def _data(name):
 
 def _quercus(criterion, **settings):
     if criterion == "gini":
-        return CARTClassifier(**settings)
-    return DecisionTreeClassifier(criterion="entropy", **settings)
+        return CARTClassifier(max_bins=None, **settings)
+    return DecisionTreeClassifier(criterion="entropy", max_bins=None, **settings)
 
 
 def _sk_preorder(t, i=0):
@@ -260,7 +260,7 @@ def test_root_split(name, criterion):
 @pytest.mark.parametrize("name", ["wine", "breast_cancer"])
 def test_raw_float64_data_root_threshold_within_float32_precision(name):
     X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
-    q = CARTClassifier().fit(X, y)
+    q = CARTClassifier(max_bins=None).fit(X, y)
     sk = SkTree(random_state=0).fit(X, y)
     assert q.tree_.feature[0] == sk.tree_.feature[0]
     assert q.tree_.threshold[0] == pytest.approx(sk.tree_.threshold[0], rel=1e-6)

@@ -301,7 +301,7 @@ def test_weighted_fit_is_the_tie_matched_sklearn_tree(name, criterion, settings)
     else:
         Q, Sk = DecisionTreeRegressor, SkRegressor
     w = np.random.default_rng(0).uniform(0.2, 3.0, size=len(y))
-    q = Q(criterion=criterion, **settings).fit(X, y, sample_weight=w)
+    q = Q(criterion=criterion, max_bins=None, **settings).fit(X, y, sample_weight=w)
     target = _pre_q(q.tree_)
     for seed in range(100):
         sk = Sk(criterion=criterion, random_state=seed, **settings).fit(X, y, sample_weight=w)

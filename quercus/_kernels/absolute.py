@@ -8,10 +8,10 @@ right to left, so each boundary costs O(log m) and a feature O(m log m).
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .splits import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, CAT_SUBSET,
-                     LEARNED, MULTIWAY, NUMERIC, lower, midpoint)
+                     LEARNED, MULTIWAY, NUMERIC, boundary_threshold, draw_boundary, lower)
 
 
 @njit(cache=True, nogil=True)
@@ -121,7 +121,7 @@ def _scan(groups_order, group_start, ranks, ys, wv, yv, n_groups, pre_rank, pre_
 
 
 @njit(cache=True, nogil=True)
-def ae_search_feature(codes_f, n_real_bins, is_cat, values, idx, wi, y, cat_mode,
+def ae_search_feature(codes_f, n_real_bins, is_cat, lo, hi, idx, wi, y, cat_mode,
                       missing_mode, min_leaf_n, min_leaf_w, u):
     """Best absolute-error split of one feature at a node.
 
@@ -259,12 +259,7 @@ def ae_search_feature(codes_f, n_real_bins, is_cat, values, idx, wi, y, cat_mode
     draw = 0.0
     if u >= 0.0 and nk >= 2:
         if kind == NUMERIC:
-            vmin = values[gbin[0]]
-            vmax = values[gbin[nk - 1]]
-            draw = vmin + u * (vmax - vmin)
-            t = 0
-            while t < nk - 2 and values[gbin[t + 1]] <= draw:
-                t += 1
+            t, draw = draw_boundary(gbin, nk, lo, hi, u)
             lo_t, hi_t = t, t + 1
         else:
             lo_t = min(int(u * (nk - 1)), nk - 2)
@@ -305,10 +300,8 @@ def ae_search_feature(codes_f, n_real_bins, is_cat, values, idx, wi, y, cat_mode
                 np.int64(best_t + 1), 0.0, np.int64(best_d), rho)
     if best_t == nk - 1:
         best_thr = np.inf
-    elif u >= 0.0:
-        best_thr = draw
     else:
-        best_thr = midpoint(values[gbin[best_t]], values[gbin[best_t + 1]])
+        best_thr = boundary_threshold(gbin, best_t, lo, hi, u, draw)
     return (True, np.int8(kind), best_child, scale * (parent - best_child),
             np.int64(gbin[min(best_t, nk - 1)]), best_thr, np.int64(best_d), rho)
 
@@ -353,8 +346,8 @@ def ae_category_order(codes_f, n_real_bins, idx, wi, y):
     return cats[:n_groups][srt]
 
 
-@njit(cache=True, nogil=True)
-def ae_search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, wi, y,
+@njit(cache=True, nogil=True, parallel=True)
+def ae_search_node(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y,
                    cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms):
     """:func:`search_node` for the absolute-error criterion (same outputs; split_info 0)."""
     nf = features.shape[0]
@@ -367,10 +360,11 @@ def ae_search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx
     threshold = np.zeros(nf)
     miss_dir = np.full(nf, -1, dtype=np.int64)
     rho = np.ones(nf)
-    for i in range(nf):
+    for i in prange(nf):
         f = features[i]
-        values = bin_values[bin_offsets[f]:bin_offsets[f + 1]]
-        r = ae_search_feature(codes[:, f], n_bins[f], is_cat[f], values, idx, wi, y,
+        lo = bin_range[0, bin_offsets[f]:bin_offsets[f + 1]]
+        hi = bin_range[1, bin_offsets[f]:bin_offsets[f + 1]]
+        r = ae_search_feature(codes[:, f], n_bins[f], is_cat[f], lo, hi, idx, wi, y,
                               cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms[i])
         found[i] = r[0]
         kind[i] = r[1]

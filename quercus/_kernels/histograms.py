@@ -5,7 +5,7 @@ samples, in ascending bin order, with their weighted class counts and sample cou
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .criteria import GINI
 
@@ -52,22 +52,7 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
             b = codes_f[s]
             _accumulate(dense, b, y[s], y2[s], wi[i], criterion)
             dense_n[b] += 1
-        n_present = 0
-        for b in range(n_bins):
-            if dense_n[b] > 0:
-                n_present += 1
-        bins = np.empty(n_present, dtype=np.int64)
-        counts = np.empty((n_present, n_stats))
-        n = np.empty(n_present, dtype=np.int64)
-        j = 0
-        for b in range(n_bins):
-            if dense_n[b] > 0:
-                bins[j] = b
-                n[j] = dense_n[b]
-                for k in range(n_stats):
-                    counts[j, k] = dense[b, k]
-                j += 1
-        return bins, counts, n
+        return compact_histogram(dense, dense_n)
     local = np.empty(m, dtype=np.int64)
     for i in range(m):
         local[i] = codes_f[idx[i]]
@@ -95,3 +80,67 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
         _accumulate(counts, j, y[s], y2[s], wi[pos], criterion)
         n[j] += 1
     return bins, counts, n
+
+
+@njit(cache=True, nogil=True)
+def compact_histogram(dense, dense_n):
+    """The compact form (bins present, their stats and counts) of one feature's dense
+    histogram ``dense[bin, stat]`` with sample counts ``dense_n[bin]``."""
+    nb, n_stats = dense.shape
+    n_present = 0
+    for b in range(nb):
+        if dense_n[b] > 0:
+            n_present += 1
+    bins = np.empty(n_present, dtype=np.int64)
+    counts = np.empty((n_present, n_stats))
+    n = np.empty(n_present, dtype=np.int64)
+    j = 0
+    for b in range(nb):
+        if dense_n[b] > 0:
+            bins[j] = b
+            n[j] = dense_n[b]
+            for k in range(n_stats):
+                counts[j, k] = dense[b, k]
+            j += 1
+    return bins, counts, n
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def build_histograms(codes, features, hist_offsets, idx, wi, y, y2, n_stats, criterion):
+    """Dense histograms of ``features`` over the samples ``idx`` (weights ``wi``), in
+    parallel over the features.
+
+    Feature ``f``'s bins (its missing bin last) are rows ``hist_offsets[f]`` to
+    ``hist_offsets[f + 1]`` of the returned ``hist`` (float64, (total, n_stats)) and
+    ``hist_n`` (int64 sample counts); rows of features not listed stay zero. Each feature
+    is summed by one thread in sample order, so the sums do not depend on the number of
+    threads.
+    """
+    total = hist_offsets[hist_offsets.shape[0] - 1]
+    hist = np.zeros((total, n_stats))
+    hist_n = np.zeros(total, dtype=np.int64)
+    m = idx.shape[0]
+    for j in prange(features.shape[0]):
+        f = features[j]
+        off = hist_offsets[f]
+        col = codes[:, f]
+        for i in range(m):
+            s = idx[i]
+            row = off + np.int64(col[s])
+            _accumulate(hist, row, y[s], y2[s], wi[i], criterion)
+            hist_n[row] += 1
+    return hist, hist_n
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def subtract_histograms(hist, hist_n, minus, minus_n):
+    """``hist - minus`` (a parent's histograms less its other children's: the largest
+    child's, without reading its samples). Sample counts subtract exactly; a weight left
+    where no sample is (rounding) is cleared so that empty bins stay empty."""
+    out = hist - minus
+    out_n = hist_n - minus_n
+    for r in prange(out.shape[0]):
+        if out_n[r] == 0:
+            for k in range(out.shape[1]):
+                out[r, k] = 0.0
+    return out, out_n

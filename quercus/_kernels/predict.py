@@ -5,9 +5,13 @@ category code of -1 one unseen at fit time.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .splits import CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, NUMERIC
+
+# Rows per parallel task of the routing kernels: large enough to amortise a task's scratch
+# stack, small enough to balance the threads.
+CHUNK = 4096
 
 STOP = -1    # the sample stops at this node (a category unseen at fit time)
 SPREAD = -2  # C4.5: a missing value goes down every branch, weighted
@@ -94,16 +98,17 @@ def _spread(stack_node, stack_w, top, node, w, first_child, n_children, weighted
     return top
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def apply_tree(X, t):
     """Index of the node where each row ends: a leaf, or the internal node where it
-    stopped (unseen category) or spread over the branches (C4.5 missing value)."""
+    stopped (unseen category) or spread over the branches (C4.5 missing value). Rows are
+    routed in parallel."""
     (kind, feature, threshold, category, first_child, n_children, missing_mode,
      missing_child, cat_map_start, cat_map, sur_start, sur_count, sur_feature, sur_kind,
      sur_threshold, sur_category, sur_flip) = t
     n = X.shape[0]
     out = np.empty(n, dtype=np.int64)
-    for i in range(n):
+    for i in prange(n):
         node = 0
         x = X[i]
         while kind[node] != LEAF:
@@ -120,28 +125,36 @@ def apply_tree(X, t):
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def predict_tree(X, t, weighted_n, node_out):
     """Prediction of each row: ``node_out`` of the node reached; a row spread over the
     branches by a missing value gets the average of its nodes' ``node_out`` weighted by
-    the branches' training weights (C4.5's rule)."""
-    kind, feature, threshold, first_child = t[0], t[1], t[2], t[4]
-    n_children = t[5]
+    the branches' training weights (C4.5's rule). Rows are routed in parallel, in chunks
+    that each own a scratch stack."""
     n = X.shape[0]
     n_nodes, n_out = node_out.shape
     out = np.zeros((n, n_out))
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        _predict_rows(X, t, weighted_n, node_out, c * CHUNK, min(n, (c + 1) * CHUNK), out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _predict_rows(X, t, weighted_n, node_out, start, stop, out):
+    kind, feature, threshold, first_child = t[0], t[1], t[2], t[4]
+    n_children = t[5]
+    n_nodes, n_out = node_out.shape
     stack_node = np.empty(n_nodes, dtype=np.int64)
     stack_w = np.empty(n_nodes)
-    for i in range(n):
-        top = 0
+    for i in range(start, stop):
         stack_node[0] = 0
         stack_w[0] = 1.0
         top = 1
+        x = X[i]
         while top > 0:
             top -= 1
             node = stack_node[top]
             w = stack_w[top]
-            x = X[i]
             nxt = 0
             while kind[node] != LEAF:
                 nxt = _numeric_step(x, node, kind, feature, threshold, first_child)
@@ -156,7 +169,6 @@ def predict_tree(X, t, weighted_n, node_out):
                 continue
             for k in range(n_out):
                 out[i, k] += w * node_out[node, k]
-    return out
 
 
 @njit(cache=True, nogil=True)

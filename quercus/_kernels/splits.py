@@ -20,10 +20,10 @@ Which feature wins is decided in Python (``_selection.py``).
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .criteria import POISSON, impurity, split_scores, stats_weight
-from .histograms import feature_histogram
+from .histograms import compact_histogram, feature_histogram
 
 # Node kinds of the fitted tree; also the split kinds returned by the search.
 LEAF = 0
@@ -63,6 +63,29 @@ def midpoint(lo, hi):
     if t == hi or np.isinf(t):
         t = lo
     return t
+
+
+@njit(cache=True, nogil=True)
+def draw_boundary(bins, nb, lo, hi, u):
+    """``splitter="random"``: a threshold drawn uniformly between the node's smallest and
+    largest value (``u`` in [0, 1)), and the last present bin ``t`` below it."""
+    vmin = lo[bins[0]]
+    vmax = hi[bins[nb - 1]]
+    draw = vmin + u * (vmax - vmin)
+    t = 0
+    while t < nb - 2 and lo[bins[t + 1]] <= draw:
+        t += 1
+    return t, draw
+
+
+@njit(cache=True, nogil=True)
+def boundary_threshold(bins, t, lo, hi, u, draw):
+    """Threshold between present bins ``t`` and ``t + 1``: the midpoint of the two observed
+    values around it, or a random draw (``u >= 0``) that falls between them; a draw inside a
+    quantile bin would split the bin, so it snaps to the midpoint."""
+    if u >= 0.0 and hi[bins[t]] <= draw < lo[bins[t + 1]]:
+        return draw
+    return midpoint(hi[bins[t]], lo[bins[t + 1]])
 
 
 @njit(cache=True, nogil=True)
@@ -216,12 +239,14 @@ def _prefix(counts, upto):
 
 
 @njit(cache=True, nogil=True)
-def best_split_numeric(bins, counts, n, values, miss, n_miss, criterion, missing_mode,
+def best_split_numeric(bins, counts, n, lo, hi, miss, n_miss, criterion, missing_mode,
                        min_leaf_n, min_leaf_w, u):
     """Best threshold of one numeric feature from its compact histogram (known bins).
 
-    ``values[bin]`` is the observed value of each bin. ``u`` in [0, 1) draws one random
-    threshold (``splitter="random"``); ``u < 0`` scans every midpoint.
+    ``lo[bin]`` / ``hi[bin]`` are the smallest / largest observed value of each bin (equal
+    in exact mode); the threshold between two bins is the midpoint of the left one's ``hi``
+    and the right one's ``lo``. ``u`` in [0, 1) draws one random threshold
+    (``splitter="random"``); ``u < 0`` scans every midpoint.
     Returns (found, child_impurity, decrease, split_info, last_left_bin, threshold,
     miss_dir).
     """
@@ -232,12 +257,7 @@ def best_split_numeric(bins, counts, n, values, miss, n_miss, criterion, missing
     lo_t, hi_t = 0, nb - 1
     draw = 0.0
     if u >= 0.0 and nb >= 2:
-        vmin = values[bins[0]]
-        vmax = values[bins[nb - 1]]
-        draw = vmin + u * (vmax - vmin)
-        t = 0
-        while t < nb - 2 and values[bins[t + 1]] <= draw:
-            t += 1
+        t, draw = draw_boundary(bins, nb, lo, hi, u)
         lo_t, hi_t = t, t + 1
     t, d = scan_ordered(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n,
                         min_leaf_w, lo_t, hi_t)
@@ -248,10 +268,8 @@ def best_split_numeric(bins, counts, n, values, miss, n_miss, criterion, missing
     child, dec, info = _final_scores(left, right, miss, n_miss, d, criterion, missing_mode)
     if t == nb - 1:
         thr = np.inf  # known values all left, missing right
-    elif u >= 0.0:
-        thr = draw
     else:
-        thr = midpoint(values[bins[t]], values[bins[t + 1]])
+        thr = boundary_threshold(bins, t, lo, hi, u, draw)
     return (True, child, dec, info, bins[t], thr, d)
 
 
@@ -397,17 +415,134 @@ def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, m
 
 
 @njit(cache=True, nogil=True)
-def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, wi, y, y2,
+def search_feature(bins, counts, n, f, n_bins, is_cat, bin_range, bin_offsets, criterion,
+                   cat_mode, missing_mode, min_leaf_n, min_leaf_w, u, min_objects):
+    """Best split of feature ``f`` from its compact histogram (the reserved missing bin
+    included). Returns (found, kind, child_impurity, decrease, split_info, split_bin,
+    threshold, miss_dir, rho); see :func:`search_node`."""
+    n_stats = counts.shape[1]
+    nbf = n_bins[f]
+    nk, miss, n_miss = _split_missing(bins, counts, n, nbf)
+    kb = bins[:nk]
+    kc = counts[:nk]
+    kn = n[:nk]
+    known_w = 0.0
+    for b in range(nk):
+        known_w += stats_weight(kc[b], criterion)
+    tot = known_w + stats_weight(miss, criterion)
+    rho = known_w / tot if tot > 0.0 else 0.0
+    # C4.5 (J48): each side of a binary split holds at least 10% of the known weight per
+    # class, bounded to [min_objects, 25]; a multiway split needs two big branches.
+    min_w_bin = min_leaf_w
+    if min_objects > 0.0:
+        bound = min(max(0.1 * known_w / max(n_stats, 1), min_objects), 25.0)
+        min_w_bin = max(min_leaf_w, bound)
+    if not is_cat[f]:
+        lo = bin_range[0, bin_offsets[f]:bin_offsets[f + 1]]
+        hi = bin_range[1, bin_offsets[f]:bin_offsets[f + 1]]
+        ok, c, d, s, b, t, md = best_split_numeric(
+            kb, kc, kn, lo, hi, miss, n_miss, criterion, missing_mode, min_leaf_n,
+            min_w_bin, u)
+        return ok, NUMERIC, c, d, s, b, t, md, rho
+    if cat_mode == CAT_MULTIWAY:
+        ok, c, d, s, mb = best_split_multiway(kc, kn, miss, n_miss, criterion,
+                                              missing_mode, min_leaf_n, min_leaf_w,
+                                              min_objects)
+        md = kb[mb] if ok and mb >= 0 else -1
+        return ok, MULTIWAY, c, d, s, -1, 0.0, md, rho
+    if cat_mode == CAT_ONE_VS_REST:
+        ok, c, d, s, v, md = best_split_one_vs_rest(
+            kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n, min_w_bin, u)
+        if missing_mode == LEARNED and n_miss > 0 and nk >= 1 and u < 0:
+            # Also "every known category | the missing ones", as for numbers; it is
+            # stored as a subset split with all present categories on the left.
+            known = _prefix(kc, nk - 1)
+            if _branch_ok(known, miss, kn.sum(), n_miss, criterion, min_leaf_n, min_w_bin):
+                alt = _child_impurity(known, miss, criterion)
+                if not ok or lower(alt, c):
+                    c2, d2, s2 = _final_scores(known, np.zeros(n_stats), miss, n_miss, 1,
+                                               criterion, missing_mode)
+                    return True, CAT_SUBSET, c2, d2, s2, nk, 0.0, 1, rho
+        return ok, CAT_BINARY, c, d, s, v, 0.0, md, rho
+    ok, c, d, s, nl, md = best_split_ordered(
+        kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n, min_w_bin, u)
+    return ok, CAT_SUBSET, c, d, s, nl, 0.0, md, rho
+
+
+# Below this many (sample, feature) cells a node is searched on one thread: waking the
+# others costs more than the work, and the small nodes are most of a deep tree's.
+PARALLEL_MIN_CELLS = 200_000
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def search_features(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y, y2,
+                    n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w,
+                    uniforms, min_objects, hist, hist_n, hist_offsets):
+    """:func:`search_node`, in parallel over the features, taking the dense histograms of
+    the features that have one (``hist_offsets[f + 1] > hist_offsets[f]``: rows
+    ``hist_offsets[f]..`` of ``hist`` / ``hist_n``, the missing bin last) from the caller.
+    Each feature is searched by one thread start to end, so the result does not depend on
+    the number of threads."""
+    nf = features.shape[0]
+    found = np.zeros(nf, dtype=np.bool_)
+    kind = np.zeros(nf, dtype=np.int8)
+    res = np.zeros((nf, 5))  # child, decrease, split_info, threshold, rho
+    ints = np.full((nf, 2), -1, dtype=np.int64)  # split_bin, miss_dir
+    args = (codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y, y2,
+            n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
+            min_objects, hist, hist_n, hist_offsets)
+    if idx.shape[0] * nf < PARALLEL_MIN_CELLS:
+        for i in range(nf):
+            _search_one(i, args, found, kind, res, ints)
+    else:
+        for i in prange(nf):
+            _search_one(i, args, found, kind, res, ints)
+    return (found, kind, res[:, 0].copy(), res[:, 1].copy(), res[:, 2].copy(),
+            ints[:, 0].copy(), res[:, 3].copy(), ints[:, 1].copy(), res[:, 4].copy())
+
+
+@njit(cache=True, nogil=True)
+def _search_one(i, args, found, kind, res, ints):
+    """Search feature ``features[i]`` and write its row of the outputs."""
+    (codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y, y2, n_stats,
+     criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms, min_objects, hist,
+     hist_n, hist_offsets) = args
+    f = features[i]
+    h0 = hist_offsets[f]
+    h1 = hist_offsets[f + 1]
+    if h1 > h0:
+        bins, counts, n = compact_histogram(hist[h0:h1], hist_n[h0:h1])
+    else:
+        bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, n_bins[f] + 1,
+                                            n_stats, criterion)
+    r = search_feature(bins, counts, n, f, n_bins, is_cat, bin_range, bin_offsets,
+                       criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w,
+                       uniforms[i], min_objects)
+    found[i] = r[0]
+    kind[i] = r[1]
+    res[i, 0] = r[2]
+    res[i, 1] = r[3]
+    res[i, 2] = r[4]
+    ints[i, 0] = r[5]
+    res[i, 3] = r[6]
+    ints[i, 1] = r[7]
+    res[i, 4] = r[8]
+
+
+@njit(cache=True, nogil=True)
+def search_node(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y, y2,
                 n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
                 min_objects=0.0):
     """Best split of each candidate feature at a node.
 
     Parameters
     ----------
-    codes : int32 array (n_samples, n_features), Fortran order: bin codes; a missing value
-        has code ``n_bins[f]``.
+    codes : uint8, uint16 or int32 array (n_samples, n_features), Fortran order: bin codes;
+        a missing value has code ``n_bins[f]``.
     n_bins : int64 array (n_features,), bins of observed values; is_cat : bool array.
-    bin_values, bin_offsets : observed value of every numeric bin, flat, with offsets.
+    bin_range, bin_offsets : float64 (2, n_numeric_bins): the smallest (row 0) and largest
+        (row 1) observed value of every numeric bin, feature ``f`` at
+        ``bin_offsets[f]:bin_offsets[f + 1]``.
     features : int64 array of the features to try, in column order.
     idx, wi : the node's samples and their weights at this node.
     y, y2 : float64 targets (class codes for classification) and second statistic.
@@ -426,84 +561,8 @@ def search_node(codes, n_bins, is_cat, bin_values, bin_offsets, features, idx, w
     values join under LEARNED, -1 otherwise), rho (float64: known weight fraction),
     each of length ``len(features)``.
     """
-    nf = features.shape[0]
-    found = np.zeros(nf, dtype=np.bool_)
-    kind = np.zeros(nf, dtype=np.int8)
-    child = np.zeros(nf)
-    dec = np.full(nf, -np.inf)
-    info = np.zeros(nf)
-    split_bin = np.full(nf, -1, dtype=np.int64)
-    threshold = np.zeros(nf)
-    miss_dir = np.full(nf, -1, dtype=np.int64)
-    rho = np.ones(nf)
-    for i in range(nf):
-        f = features[i]
-        nbf = n_bins[f]
-        bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, nbf + 1, n_stats,
-                                            criterion)
-        nk, miss, n_miss = _split_missing(bins, counts, n, nbf)
-        kb = bins[:nk]
-        kc = counts[:nk]
-        kn = n[:nk]
-        known_w = 0.0
-        for b in range(nk):
-            known_w += stats_weight(kc[b], criterion)
-        tot = known_w + stats_weight(miss, criterion)
-        rho[i] = known_w / tot if tot > 0.0 else 0.0
-        # C4.5 (J48): each side of a binary split holds at least 10% of the known weight per
-        # class, bounded to [min_objects, 25]; a multiway split needs two big branches.
-        min_w_bin = min_leaf_w
-        if min_objects > 0.0:
-            bound = min(max(0.1 * known_w / max(n_stats, 1), min_objects), 25.0)
-            min_w_bin = max(min_leaf_w, bound)
-        if is_cat[f]:
-            if cat_mode == CAT_MULTIWAY:
-                ok, c, d, s, mb = best_split_multiway(kc, kn, miss, n_miss, criterion,
-                                                      missing_mode, min_leaf_n, min_leaf_w,
-                                                      min_objects)
-                kind[i] = MULTIWAY
-                if ok and mb >= 0:
-                    miss_dir[i] = kb[mb]
-                r = (ok, c, d, s, -1, 0.0)
-            elif cat_mode == CAT_ONE_VS_REST:
-                ok, c, d, s, v, md = best_split_one_vs_rest(
-                    kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n,
-                    min_w_bin, uniforms[i])
-                kind[i] = CAT_BINARY
-                miss_dir[i] = md
-                r = (ok, c, d, s, v, 0.0)
-                if missing_mode == LEARNED and n_miss > 0 and nk >= 1 and uniforms[i] < 0:
-                    # Also "every known category | the missing ones", as for numbers; it
-                    # is stored as a subset split with all present categories on the left.
-                    known = _prefix(kc, nk - 1)
-                    if _branch_ok(known, miss, kn.sum(), n_miss, criterion, min_leaf_n,
-                                  min_w_bin):
-                        alt = _child_impurity(known, miss, criterion)
-                        if not ok or lower(alt, c):
-                            c2, d2, s2 = _final_scores(known, np.zeros(n_stats), miss,
-                                                       n_miss, 1, criterion, missing_mode)
-                            kind[i] = CAT_SUBSET
-                            miss_dir[i] = 1
-                            r = (True, c2, d2, s2, nk, 0.0)
-            else:
-                ok, c, d, s, nl, md = best_split_ordered(
-                    kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n,
-                    min_w_bin, uniforms[i])
-                kind[i] = CAT_SUBSET
-                miss_dir[i] = md
-                r = (ok, c, d, s, nl, 0.0)
-        else:
-            values = bin_values[bin_offsets[f]:bin_offsets[f + 1]]
-            ok, c, d, s, b, t, md = best_split_numeric(
-                kb, kc, kn, values, miss, n_miss, criterion, missing_mode, min_leaf_n,
-                min_w_bin, uniforms[i])
-            kind[i] = NUMERIC
-            miss_dir[i] = md
-            r = (ok, c, d, s, b, t)
-        found[i] = r[0]
-        child[i] = r[1]
-        dec[i] = r[2]
-        info[i] = r[3]
-        split_bin[i] = r[4]
-        threshold[i] = r[5]
-    return found, kind, child, dec, info, split_bin, threshold, miss_dir, rho
+    none = np.zeros(n_bins.shape[0] + 1, dtype=np.int64)
+    return search_features(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi,
+                           y, y2, n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
+                           min_leaf_w, uniforms, min_objects, np.zeros((0, n_stats)),
+                           np.zeros(0, dtype=np.int64), none)

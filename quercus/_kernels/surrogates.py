@@ -1,7 +1,7 @@
 """rpart's surrogate splits: the split on another attribute that best mimics the primary."""
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .criteria import GINI
 from .histograms import feature_histogram
@@ -9,7 +9,7 @@ from .splits import CAT_BINARY, NUMERIC, _split_missing, midpoint
 
 
 @njit(cache=True, nogil=True)
-def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, values):
+def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
     """Best surrogate split on one attribute.
 
     ``idx``/``wi`` are the node's samples whose primary attribute is known, ``direction``
@@ -59,12 +59,12 @@ def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, values):
         return 0.0, majority, NUMERIC, -1, 0.0, 0
     if is_cat:
         return best / total, majority, CAT_BINARY, bins[best_b], 0.0, best_flip
-    thr = midpoint(values[bins[best_b]], values[bins[best_b + 1]])
+    thr = midpoint(hi[bins[best_b]], lo[bins[best_b + 1]])
     return best / total, majority, NUMERIC, bins[best_b], thr, best_flip
 
 
-@njit(cache=True, nogil=True)
-def all_surrogates(codes, n_bins, is_cat, bin_values, bin_offsets, primary, idx, wi,
+@njit(cache=True, nogil=True, parallel=True)
+def all_surrogates(codes, n_bins, is_cat, bin_range, bin_offsets, primary, idx, wi,
                    direction):
     """:func:`best_surrogate` for every attribute but ``primary``, in one call.
 
@@ -78,12 +78,13 @@ def all_surrogates(codes, n_bins, is_cat, bin_values, bin_offsets, primary, idx,
     where = np.full(p, -1, dtype=np.int64)
     thr = np.zeros(p)
     flip = np.zeros(p, dtype=np.int8)
-    for g in range(p):
+    for g in prange(p):
         if g == primary:
             continue
-        values = bin_values[bin_offsets[g]:bin_offsets[g + 1]]
+        lo = bin_range[0, bin_offsets[g]:bin_offsets[g + 1]]
+        hi = bin_range[1, bin_offsets[g]:bin_offsets[g + 1]]
         a, m, k, b, t, fl = best_surrogate(codes[:, g], idx, wi, direction, n_bins[g],
-                                           is_cat[g], values)
+                                           is_cat[g], lo, hi)
         agree[g] = a
         majority[g] = m
         kind[g] = k

@@ -1,0 +1,259 @@
+"""Binning (exact and quantile), histogram mode, histogram subtraction and threads.
+
+Histogram mode must keep what exact mode promises: thresholds are midpoints of two observed
+values, the fit's routing (by bin code) and prediction's (by threshold) agree on every
+training sample, and the tree does not depend on the number of threads.
+"""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_classification, make_regression
+
+import quercus
+from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
+                     ID3Classifier, export_dict)
+from quercus._binning import bin_features
+from quercus._kernels.criteria import GINI, SQUARED_ERROR
+from quercus._kernels.histograms import (build_histograms, feature_histogram,
+                                         subtract_histograms)
+from quercus._kernels.splits import LEAF, NUMERIC
+
+
+def _numeric(col, max_bins):
+    return bin_features(np.asarray(col, dtype=float).reshape(-1, 1), np.array([False]),
+                        [None], max_bins)
+
+
+# ----------------------------------------------------------------------------- binning
+def test_few_distinct_values_get_one_bin_each():
+    col = np.array([3.0, 1.0, 2.0, 3.0, np.nan, 1.0])
+    b = _numeric(col, max_bins=255)
+    assert b.n_bins.tolist() == [3]
+    assert b.lo.tolist() == b.hi.tolist() == [1.0, 2.0, 3.0]
+    assert b.codes[:, 0].tolist() == [2, 0, 1, 2, 3, 0]  # missing: the reserved code 3
+    assert b.codes.dtype == np.uint8
+
+
+def test_quantile_bins_hold_about_equal_counts_and_never_split_a_value():
+    rng = np.random.default_rng(0)
+    col = rng.normal(size=20_000).round(3)  # ties: about 4,000 distinct values
+    b = _numeric(col, max_bins=64)
+    assert b.n_bins[0] == 64
+    codes = b.codes[:, 0].astype(int)
+    counts = np.bincount(codes, minlength=64)
+    assert counts.min() > 0.5 * 20_000 / 64 and counts.max() < 1.5 * 20_000 / 64
+    for v in np.unique(col)[::97]:  # every copy of a value shares one bin
+        assert len(set(codes[col == v])) == 1
+    # lo / hi are the smallest and largest value of each bin, and bins are ordered.
+    for k in (0, 17, 63):
+        assert b.lo[k] == col[codes == k].min() and b.hi[k] == col[codes == k].max()
+    assert (b.hi[:-1] < b.lo[1:]).all()
+
+
+def test_a_heavy_value_fills_a_bin_of_its_own():
+    col = np.r_[np.zeros(5_000), np.arange(1.0, 5_001.0)]
+    b = _numeric(col, max_bins=10)
+    zero_bin = b.codes[0, 0]
+    assert (b.codes[:5_000, 0] == zero_bin).all()
+    assert not (b.codes[5_000:, 0] == zero_bin).any()
+    assert b.lo[zero_bin] == b.hi[zero_bin] == 0.0
+
+
+def test_edges_from_a_sample_still_bin_every_row_by_its_range():
+    # More rows than the edge sample: edges come from a subsample, lo/hi from every row.
+    rng = np.random.default_rng(1)
+    col = rng.random(300_000)
+    b = _numeric(col, max_bins=255)
+    codes = b.codes[:, 0].astype(int)
+    order = np.argsort(col)
+    assert (np.diff(codes[order]) >= 0).all()  # codes follow the values
+    assert b.lo.min() == col.min() and b.hi.max() == col.max()
+
+
+@pytest.mark.parametrize("levels,dtype", [(200, np.uint8), (1_000, np.uint16)])
+def test_codes_take_the_narrowest_type(levels, dtype):
+    cats = np.arange(levels, dtype=object)
+    X = np.arange(2 * levels, dtype=float).reshape(-1, 1) % levels
+    assert bin_features(X, np.array([True]), [cats], 255).codes.dtype == dtype
+
+
+def test_exact_mode_with_many_values_uses_wide_codes():
+    col = np.arange(70_000, dtype=float)
+    assert _numeric(col, None).codes.dtype == np.int32
+    assert _numeric(col, 255).codes.dtype == np.uint8
+
+
+# ------------------------------------------------------------------- histogram kernels
+def test_build_histograms_equals_one_feature_at_a_time():
+    rng = np.random.default_rng(2)
+    n, p = 3_000, 4
+    codes = np.asfortranarray(rng.integers(0, 20, (n, p)).astype(np.uint8))
+    n_bins = np.full(p, 19)  # code 19: missing
+    y = rng.integers(0, 3, n).astype(float)
+    w = rng.random(n)
+    idx = np.sort(rng.choice(n, 1_000, replace=False)).astype(np.int64)
+    offsets = np.r_[0, np.cumsum(n_bins + 1)].astype(np.int64)
+    hist, hist_n = build_histograms(codes, np.arange(p), offsets, idx, w[idx], y, y, 3, GINI)
+    for f in range(p):
+        bins, counts, cnt = feature_histogram(codes[:, f], idx, w[idx], y, y, 20, 3, GINI)
+        dense = hist[offsets[f]:offsets[f + 1]]
+        np.testing.assert_allclose(dense[bins], counts, rtol=1e-12)
+        assert (hist_n[offsets[f]:offsets[f + 1]][bins] == cnt).all()
+        assert hist_n[offsets[f]:offsets[f + 1]].sum() == idx.size
+
+
+def test_subtraction_gives_the_other_childs_histograms():
+    rng = np.random.default_rng(3)
+    n, p = 2_000, 3
+    codes = np.asfortranarray(rng.integers(0, 50, (n, p)).astype(np.uint8))
+    y = rng.normal(size=n)
+    y2 = y * y
+    w = np.ones(n)
+    offsets = np.r_[0, np.cumsum(np.full(p, 51))].astype(np.int64)
+    feats = np.arange(p)
+    idx = np.arange(n, dtype=np.int64)
+    left = idx[codes[:, 0] < 20]
+    right = idx[codes[:, 0] >= 20]
+    parent = build_histograms(codes, feats, offsets, idx, w, y, y2, 3, SQUARED_ERROR)
+    h_left = build_histograms(codes, feats, offsets, left, w[left], y, y2, 3, SQUARED_ERROR)
+    h_right = build_histograms(codes, feats, offsets, right, w[right], y, y2, 3,
+                               SQUARED_ERROR)
+    got, got_n = subtract_histograms(*parent, *h_left)
+    assert (got_n == h_right[1]).all()
+    np.testing.assert_allclose(got, h_right[0], rtol=1e-9, atol=1e-9)
+    assert (got[got_n == 0] == 0).all()  # no rounding residue in an empty bin
+
+
+# -------------------------------------------------------------------- histogram mode fits
+def _data(n=6_000, p=8, seed=0):
+    X, y = make_classification(n_samples=n, n_features=p, n_informative=5, random_state=seed)
+    return X, y
+
+
+def test_thresholds_are_midpoints_of_two_observed_training_values():
+    # The largest value of the bin below and the smallest of the bin above (over all
+    # rows, as the bins are): between the node's values that go left and those that go
+    # right.
+    X, y = _data()
+    clf = CARTClassifier(max_bins=16, max_depth=6).fit(X, y)
+    t = clf.tree_
+    path = clf.decision_path(X).tocsc()
+    for node in np.flatnonzero(t.kind == NUMERIC):
+        thr = t.threshold[node]
+        observed = X[:, t.feature[node]]
+        here = observed[path[:, node].nonzero()[0]]
+        below, above = here[here <= thr].max(), here[here > thr].min()
+        a = observed[(observed >= below) & (observed <= thr)]
+        b = observed[(observed > thr) & (observed <= above)]
+        assert (a[:, None] / 2 + b[None, :] / 2 == thr).any(), node
+
+
+def test_training_samples_land_where_the_fit_put_them():
+    # n_node_samples come from the fit's bin-code routing; apply routes by threshold.
+    X, y = _data()
+    for est in (CARTClassifier(max_bins=8), C45Classifier(max_bins=8, pruning=None)):
+        est.fit(X, y)
+        leaves = est.apply(X)
+        t = est.tree_
+        counts = np.bincount(leaves, minlength=t.node_count)
+        is_leaf = t.kind == LEAF
+        assert (counts[is_leaf] == t.n_node_samples[is_leaf]).all()
+
+
+def test_max_bins_above_the_distinct_values_is_exact_mode():
+    X, y = _data(n=2_000)
+    X = X.round(1)  # at most ~100 distinct values per column
+    a = CARTClassifier(max_bins=255).fit(X, y)
+    b = CARTClassifier(max_bins=None).fit(X, y)
+    assert export_dict(a) == export_dict(b)
+
+
+def test_histogram_mode_accuracy_is_close_to_exact_mode():
+    X, y = _data(n=20_000, p=20, seed=4)
+    Xtr, Xte, ytr, yte = X[:15_000], X[15_000:], y[:15_000], y[15_000:]
+    exact = CARTClassifier(max_bins=None, max_surrogate=0).fit(Xtr, ytr).score(Xte, yte)
+    hist = CARTClassifier(max_surrogate=0).fit(Xtr, ytr).score(Xte, yte)
+    assert abs(exact - hist) < 0.02, (exact, hist)
+
+
+def _no_subtraction(monkeypatch):
+    import quercus._grower as grower
+    monkeypatch.setattr(grower, "HIST_MIN_SAMPLES", 10**12)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: CARTClassifier(max_surrogate=0),
+    lambda: CARTClassifier(missing_strategy="surrogate"),
+    lambda: ID3Classifier(max_bins=32),
+    lambda: DecisionTreeClassifier(criterion="entropy", min_samples_leaf=5),
+])
+def test_subtracted_histograms_grow_the_same_tree(make, monkeypatch):
+    X, y = _data(n=5_000)
+    X[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan
+    with_sub = export_dict(make().fit(X, y))
+    _no_subtraction(monkeypatch)
+    assert export_dict(make().fit(X, y)) == with_sub
+
+
+def test_subtracted_histograms_grow_the_same_regression_tree(monkeypatch):
+    X, y = make_regression(n_samples=4_000, n_features=6, noise=5.0, random_state=0)
+    X = X.round(1)  # dense histograms in exact mode too
+    a = CARTRegressor(max_depth=8, max_bins=None).fit(X, y)
+    _no_subtraction(monkeypatch)
+    b = CARTRegressor(max_depth=8, max_bins=None).fit(X, y)
+    ta, tb = a.tree_, b.tree_
+    assert (ta.feature == tb.feature).all() and (ta.threshold == tb.threshold).all()
+    np.testing.assert_allclose(ta.value, tb.value, rtol=1e-12)
+
+
+# ----------------------------------------------------------------------------- threads
+def _mixed(n=6_000):
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(n, 40)), columns=[f"x{j}" for j in range(40)])
+    X["c"] = pd.Series(rng.choice(list("abcdefg"), n), dtype=object)
+    X.loc[rng.random(n) < 0.1, "x3"] = np.nan
+    y = np.where(X["x0"] + (X["c"] == "b") + rng.normal(size=n) > 0.5, "yes", "no")
+    return X, y
+
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: CARTClassifier(**kw),
+    lambda **kw: C45Classifier(**kw),
+    lambda **kw: ID3Classifier(max_bins=None, **kw),
+    lambda **kw: DecisionTreeClassifier(splitter="random", random_state=3, **kw),
+])
+def test_same_tree_on_one_and_two_threads(make):
+    X, y = _mixed()
+    one = make(n_jobs=1).fit(X, y)
+    two = make(n_jobs=2).fit(X, y)
+    dump = lambda est: json.dumps(export_dict(est), sort_keys=True)  # noqa: E731
+    assert dump(one) == dump(two)
+    assert (one.predict_proba(X) == two.predict_proba(X)).all()
+
+
+def test_same_regression_tree_on_one_and_two_threads():
+    X, y = _mixed()
+    target = X["x1"].to_numpy() * 3 + (X["c"] == "a")
+    for criterion in ("squared_error", "absolute_error"):
+        one = CARTRegressor(criterion=criterion, n_jobs=1, max_depth=6).fit(X, target)
+        two = CARTRegressor(criterion=criterion, n_jobs=-1, max_depth=6).fit(X, target)
+        assert export_dict(one) == export_dict(two)
+
+
+def test_n_jobs_restores_numba_threads():
+    import numba
+    before = numba.get_num_threads()
+    CARTClassifier(n_jobs=1).fit(*_data(n=200))
+    assert numba.get_num_threads() == before
+
+
+def test_histogram_mode_model_file_round_trip(tmp_path):
+    X, y = _data()
+    clf = CARTClassifier(max_bins=32, n_jobs=1).fit(X, y)
+    clf.save(tmp_path / "m.json")
+    back = quercus.load(tmp_path / "m.json")
+    assert back.get_params()["max_bins"] == 32
+    assert (back.predict_proba(X) == clf.predict_proba(X)).all()
