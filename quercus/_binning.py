@@ -55,48 +55,83 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None):
     """
     n, p = X_enc.shape
     n_bins = np.zeros(p, dtype=np.int64)
-    edges = []  # numeric: upper edges between bins (codes by searchsorted)
+    edges, ranges = [], []  # numeric: edges between bins; (lo, hi) or None: measure them
     for j in range(p):
         if is_categorical[j]:
             n_bins[j] = max(len(categories[j]), 1)
             edges.append(np.zeros(0))
+            ranges.append((np.zeros(0), np.zeros(0)))
         else:
-            edges.append(_numeric_edges(X_enc[:, j], max_bins))
-            n_bins[j] = len(edges[-1]) + 1
+            e, uniq = _numeric_edges(X_enc[:, j], max_bins)
+            edges.append(e)
+            ranges.append(None if uniq is None else _bin_ranges(uniq, e))
+            n_bins[j] = len(e) + 1
     codes = np.empty((n, p), dtype=code_dtype(int(n_bins.max())), order="F")
-    offsets = np.zeros(p + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum(np.where(is_categorical, 0, n_bins))
-    flat_edges = np.concatenate(edges) if p else np.zeros(0)
-    edge_offsets = np.zeros(p + 1, dtype=np.int64)
-    edge_offsets[1:] = np.cumsum([len(e) for e in edges])
-    lo = np.full(offsets[-1], np.inf)
-    hi = np.full(offsets[-1], -np.inf)
-    _code_columns(np.asarray(X_enc, dtype=np.float64), np.asarray(is_categorical, bool),
-                  n_bins, flat_edges, edge_offsets, offsets, codes, lo, hi)
-    return Bins(codes, n_bins, lo, hi, offsets)
+    track = np.array([r is None for r in ranges])
+    track_offsets = np.zeros(p + 1, dtype=np.int64)
+    track_offsets[1:] = np.cumsum(np.where(track, n_bins, 0))
+    n_chunks = (n + _ROWS - 1) // _ROWS
+    code_rows = _code_rows_parallel if n_chunks > 1 else _code_rows
+    lo_t, hi_t = code_rows(X_enc, np.asarray(is_categorical, dtype=np.bool_), n_bins,
+                           _flat(edges), _flat_offsets(edges), codes, track_offsets, n_chunks)
+    lo_t, hi_t = lo_t.min(axis=0), hi_t.max(axis=0)  # min / max: exact in any order
+    lo, hi = [], []
+    for j in range(p):
+        if track[j]:
+            ranges[j] = (lo_t[track_offsets[j]:track_offsets[j + 1]],
+                         hi_t[track_offsets[j]:track_offsets[j + 1]])
+        lo.append(ranges[j][0])
+        hi.append(ranges[j][1])
+    return Bins(codes, n_bins, _flat(lo), _flat(hi), _flat_offsets(lo))
+
+
+# Rows per parallel task of the coding pass (rows are read whole: C-ordered X streams).
+_ROWS = 16_384
+
+
+def _flat(arrays):
+    return np.concatenate(arrays) if arrays else np.zeros(0)
+
+
+def _flat_offsets(arrays):
+    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(a) for a in arrays])
+    return offsets
 
 
 def _numeric_edges(col, max_bins):
-    """Edges between bins of one numeric column: midpoints of adjacent distinct values."""
+    """Edges between the bins of one numeric column (midpoints of adjacent distinct values),
+    and the column's sorted distinct values, or None when the edges come from a sample."""
     known = col[~np.isnan(col)]
     if max_bins is not None and known.size > _EDGE_SAMPLE:
         # Enough distinct values in a sample settle it: the column needs quantile bins.
         sample = known[np.random.default_rng(0).choice(known.size, _EDGE_SAMPLE,
                                                        replace=False)]
         uniq, counts = np.unique(sample, return_counts=True)
-        if uniq.size <= max_bins:
-            uniq, counts = np.unique(known, return_counts=True)
-    else:
-        uniq, counts = np.unique(known, return_counts=True)
+        if uniq.size > max_bins:
+            return _quantile_edges(uniq, counts, max_bins), None
+    uniq, counts = np.unique(known, return_counts=True)
     if max_bins is not None and uniq.size > max_bins:
-        # Close a bin at the first distinct value whose cumulative count reaches each
-        # quantile; a heavy value closes several quantiles at once (fewer, fuller bins).
-        cum = np.cumsum(counts)
-        targets = cum[-1] * np.arange(1, max_bins) / max_bins
-        last = np.unique(np.searchsorted(cum, targets, side="left"))
-        last = last[last < uniq.size - 1]
-        return _midpoints(uniq[last], uniq[last + 1])
-    return _midpoints(uniq[:-1], uniq[1:])
+        return _quantile_edges(uniq, counts, max_bins), uniq
+    return _midpoints(uniq[:-1], uniq[1:]), uniq
+
+
+def _quantile_edges(uniq, counts, max_bins):
+    """Close a bin at the first distinct value whose cumulative count reaches each
+    quantile; a heavy value closes several quantiles at once (fewer, fuller bins)."""
+    cum = np.cumsum(counts)
+    targets = cum[-1] * np.arange(1, max_bins) / max_bins
+    last = np.unique(np.searchsorted(cum, targets, side="left"))
+    last = last[last < uniq.size - 1]
+    return _midpoints(uniq[last], uniq[last + 1])
+
+
+def _bin_ranges(uniq, edges):
+    """Smallest and largest distinct value of each bin (bins hold ``x <= edge``)."""
+    which = np.searchsorted(edges, uniq, side="left")
+    k = np.arange(len(edges) + 1)
+    return (uniq[np.searchsorted(which, k, side="left")],
+            uniq[np.searchsorted(which, k, side="right") - 1])
 
 
 def _midpoints(lo, hi):
@@ -105,30 +140,59 @@ def _midpoints(lo, hi):
     return np.where((t == hi) | np.isinf(t), lo, t)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def _code_columns(X, is_cat, n_bins, edges, edge_offsets, offsets, codes, lo, hi):
-    """Fill ``codes`` column by column (in parallel) and each numeric bin's lo/hi.
+@njit(cache=True, nogil=True)
+def _bin_of(edges, start, stop, v):
+    """First bin whose upper edge is at or above ``v`` (``x <= edge`` goes left, as a
+    split does): a binary search of ``edges[start:stop]``."""
+    lo, hi = start, stop
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if edges[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - start
 
-    A value goes to the first bin whose upper edge is at or above it (``x <= edge`` goes
-    left, as a split does)."""
+
+@njit(cache=True, nogil=True)
+def _code_rows(X, is_cat, n_bins, edges, edge_offsets, codes, track_offsets, n_chunks):
+    """Fill ``codes``, block of rows by block; return per block the smallest and largest
+    value of every tracked bin (features whose edges came from a sample)."""
+    lo, hi = _range_outputs(n_chunks, track_offsets[X.shape[1]])
+    for c in range(n_chunks):
+        _code_block(c, X, is_cat, n_bins, edges, edge_offsets, codes, track_offsets, lo, hi)
+    return lo, hi
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _code_rows_parallel(X, is_cat, n_bins, edges, edge_offsets, codes, track_offsets,
+                        n_chunks):
+    """:func:`_code_rows` in parallel over the blocks of rows."""
+    lo, hi = _range_outputs(n_chunks, track_offsets[X.shape[1]])
+    for c in prange(n_chunks):
+        _code_block(c, X, is_cat, n_bins, edges, edge_offsets, codes, track_offsets, lo, hi)
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def _range_outputs(n_chunks, n_track):
+    return np.full((n_chunks, n_track), np.inf), np.full((n_chunks, n_track), -np.inf)
+
+
+@njit(cache=True, nogil=True)
+def _code_block(c, X, is_cat, n_bins, edges, edge_offsets, codes, track_offsets, lo, hi):
     n, p = X.shape
-    for j in prange(p):
-        miss = n_bins[j]
-        if is_cat[j]:
-            for i in range(n):
-                v = X[i, j]
-                codes[i, j] = miss if np.isnan(v) else np.int64(v)
-            continue
-        e = edges[edge_offsets[j]:edge_offsets[j + 1]]
-        base = offsets[j]
-        for i in range(n):
+    for i in range(c * _ROWS, min(n, (c + 1) * _ROWS)):
+        for j in range(p):
             v = X[i, j]
             if np.isnan(v):
-                codes[i, j] = miss
-                continue
-            b = np.searchsorted(e, v, side="left")
-            codes[i, j] = b
-            if v < lo[base + b]:
-                lo[base + b] = v
-            if v > hi[base + b]:
-                hi[base + b] = v
+                codes[i, j] = n_bins[j]
+            elif is_cat[j]:
+                codes[i, j] = np.int64(v)
+            else:
+                b = _bin_of(edges, edge_offsets[j], edge_offsets[j + 1], v)
+                codes[i, j] = b
+                if track_offsets[j + 1] > track_offsets[j]:
+                    t = track_offsets[j] + b
+                    lo[c, t] = min(lo[c, t], v)
+                    hi[c, t] = max(hi[c, t], v)

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _prepare
 from ._binning import bin_features
+from ._memory import check_fit_memory
 from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, criterion_code, grow
 from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree
 from ._kernels.splits import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, LEAF
@@ -100,6 +101,7 @@ class _BaseTree(BaseEstimator):
         self._validate_params()
         X = _prepare.as_2d(X, min_samples=2)
         validate_data(self, X, reset=True, skip_check_array=True)
+        check_fit_memory(X, self.max_bins)
         schema, X_enc = _prepare.fit_schema_and_encode(X, self.categorical_features)
         n, p = X_enc.shape
         if self._is_regressor:

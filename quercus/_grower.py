@@ -8,6 +8,7 @@ branch with a share of its weight, so siblings can hold the same sample.
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from ._kernels.absolute import ae_category_order, ae_search_node
@@ -16,8 +17,8 @@ from ._kernels.histograms import build_histograms, feature_histogram, subtract_h
 from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
                               NUMERIC, SURROGATE, TIE_EPS, _split_missing, category_order,
-                              search_features)
-from ._kernels.surrogates import all_surrogates
+                              search_features, search_features_parallel)
+from ._kernels.surrogates import all_surrogates, all_surrogates_parallel
 from ._selection import choose_split
 from ._tree import TreeBuilder
 
@@ -32,6 +33,14 @@ _EPSILON = np.finfo(np.float64).eps
 # samples a node builds its histograms directly (cheaper than holding them).
 DENSE_MAX_BINS = 1024
 HIST_MIN_SAMPLES = 512
+# Below this many (sample, feature) cells a node is searched on one thread: waking the
+# others costs more than the work, and small nodes are most of a deep tree's.
+PARALLEL_MIN_CELLS = 100_000
+
+
+def parallel(cells):
+    """Whether work over ``cells`` (sample, feature) pairs goes to the parallel kernel."""
+    return cells >= PARALLEL_MIN_CELLS and numba.get_num_threads() > 1
 
 
 @dataclass
@@ -174,7 +183,9 @@ def grow(data, cfg, rng, validation=None):
                 features, idx, wi, data.y, cfg.cat_mode, cfg.missing_mode,
                 cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms)
         else:
-            found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search_features(
+            search = (search_features_parallel if parallel(m * features.size)
+                      else search_features)
+            found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search(
                 data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets,
                 features, idx, wi, data.y, data.y2, data.n_stats, cfg.criterion,
                 cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf, cfg.min_weight_leaf,
@@ -463,7 +474,9 @@ def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
         data.scratch = np.zeros(data.codes.shape[0])
     direction = data.scratch  # only the entries of sidx are read
     direction[sidx] = branch[known]
-    agree, majority, kinds, where, thrs, flips = all_surrogates(
+    surrogates = (all_surrogates_parallel if parallel(sidx.size * data.codes.shape[1])
+                  else all_surrogates)
+    agree, majority, kinds, where, thrs, flips = surrogates(
         data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets, f, sidx,
         sw, direction)
     # Keep those better than "go with the majority", best agreement first, ties by column.

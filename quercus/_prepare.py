@@ -210,6 +210,8 @@ def fit_schema_and_encode(X, categorical_features=None):
     is_frame = isinstance(X, pd.DataFrame)
     names, cols = _columns(X)
     mask = _resolve_categorical(categorical_features, names, cols, is_frame)
+    if not mask.any() and _checked_float_matrix(X, names):
+        return Schema(names, mask, [None] * len(names)), X
     n = len(cols[0]) if cols else 0
     X_enc = np.empty((n, len(cols)), dtype=np.float64, order="F")
     categories = []
@@ -243,12 +245,34 @@ def fit_schema_and_encode(X, categorical_features=None):
     return Schema(names, mask, categories), X_enc
 
 
+_BLOCK = 65_536  # rows per block of the no-copy checks
+
+
+def _checked_float_matrix(X, names):
+    """Whether X is a float64 ndarray that the kernels can read as it is (no copy): every
+    value finite or NaN and no column all NaN. False sends X to the column-by-column path,
+    which converts it or raises the precise error."""
+    if not (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2):
+        return False
+    seen = np.zeros(X.shape[1], dtype=bool)
+    for start in range(0, X.shape[0], _BLOCK):
+        block = X[start:start + _BLOCK]
+        if np.isinf(block).any():
+            return False
+        seen |= ~np.isnan(block).all(axis=0)
+    return bool(seen.all()) or X.shape[0] == 0
+
+
 def encode(X, schema):
     """Encode new X with a fitted schema (same columns, same order)."""
     names, cols = _columns(X)
     if len(cols) != schema.n_features:
         raise ValueError(f"X has {len(cols)} features, but the tree was fitted with "
                          f"{schema.n_features} features.")
+    if not schema.is_categorical.any() and isinstance(X, np.ndarray) and (
+            X.dtype == np.float64 and not any(np.isinf(X[s:s + _BLOCK]).any()
+                                              for s in range(0, X.shape[0], _BLOCK))):
+        return np.ascontiguousarray(X)  # numbers only, finite or NaN: read as they are
     n = len(cols[0])
     X_enc = np.empty((n, len(cols)), dtype=np.float64)
     for j, col in enumerate(cols):

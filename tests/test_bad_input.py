@@ -175,6 +175,16 @@ CASES = [
      r"'ccp_loss' parameter .*Got 'gini' instead"),
     ("unknown cv_rule", _fit_params(cv_rule="2se"), InvalidParameterError,
      r"'cv_rule' parameter .*Got '2se' instead"),
+    ("max_bins=1", _fit_params(max_bins=1), InvalidParameterError,
+     r"'max_bins' parameter .*Got 1 instead"),
+    ("max_bins above 65535", _fit_params(max_bins=70_000), InvalidParameterError,
+     r"'max_bins' parameter .*Got 70000 instead"),
+    ("n_jobs=0", _fit_params(n_jobs=0), InvalidParameterError,
+     r"'n_jobs' parameter .*Got 0 instead"),
+    ("fit larger than the memory", lambda: CARTClassifier().fit(
+        np.broadcast_to(0.0, (2**33, 4)), np.broadcast_to("a", (2**33,))), MemoryError,
+     r"Fitting X of shape \(8589934592, 4\) needs about 800\.0 GiB \(bin codes 32\.0 GiB, "
+     r"per-sample work arrays 768\.0 GiB\), more than the [0-9.]+ GiB available"),
     ("eval_set without a validation pruning", _fit(eval_set=(X0, Y0)), ValueError,
      r"eval_set is used by pruning='pre' and 'reduced_error'; got pruning='surrogate'|"
      r"eval_set is used by pruning='pre' and 'reduced_error'; got pruning=None"),

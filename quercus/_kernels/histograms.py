@@ -132,14 +132,14 @@ def build_histograms(codes, features, hist_offsets, idx, wi, y, y2, n_stats, cri
     return hist, hist_n
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def subtract_histograms(hist, hist_n, minus, minus_n):
     """``hist - minus`` (a parent's histograms less its other children's: the largest
     child's, without reading its samples). Sample counts subtract exactly; a weight left
     where no sample is (rounding) is cleared so that empty bins stay empty."""
     out = hist - minus
     out_n = hist_n - minus_n
-    for r in prange(out.shape[0]):
+    for r in range(out.shape[0]):
         if out_n[r] == 0:
             for k in range(out.shape[1]):
                 out[r, k] = 0.0

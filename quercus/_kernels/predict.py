@@ -98,17 +98,31 @@ def _spread(stack_node, stack_w, top, node, w, first_child, n_children, weighted
     return top
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def apply_tree(X, t):
     """Index of the node where each row ends: a leaf, or the internal node where it
-    stopped (unseen category) or spread over the branches (C4.5 missing value). Rows are
-    routed in parallel."""
+    stopped (unseen category) or spread over the branches (C4.5 missing value). More than
+    one chunk of rows is routed in parallel."""
+    out = np.empty(X.shape[0], dtype=np.int64)
+    if X.shape[0] <= CHUNK:
+        _apply_rows(X, t, 0, X.shape[0], out)
+    else:
+        _apply_parallel(X, t, out)
+    return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _apply_parallel(X, t, out):
+    n = X.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        _apply_rows(X, t, c * CHUNK, min(n, (c + 1) * CHUNK), out)
+
+
+@njit(cache=True, nogil=True)
+def _apply_rows(X, t, start, stop, out):
     (kind, feature, threshold, category, first_child, n_children, missing_mode,
      missing_child, cat_map_start, cat_map, sur_start, sur_count, sur_feature, sur_kind,
      sur_threshold, sur_category, sur_flip) = t
-    n = X.shape[0]
-    out = np.empty(n, dtype=np.int64)
-    for i in prange(n):
+    for i in range(start, stop):
         node = 0
         x = X[i]
         while kind[node] != LEAF:
@@ -122,21 +136,26 @@ def apply_tree(X, t):
                 break
             node = nxt
         out[i] = node
+
+
+def predict_tree(X, t, weighted_n, node_out):
+    """Prediction of each row: ``node_out`` of the node reached; a row spread over the
+    branches by a missing value gets the average of its nodes' ``node_out`` weighted by
+    the branches' training weights (C4.5's rule). More than one chunk of rows is routed in
+    parallel, each chunk with its own scratch stack."""
+    out = np.zeros((X.shape[0], node_out.shape[1]))
+    if X.shape[0] <= CHUNK:
+        _predict_rows(X, t, weighted_n, node_out, 0, X.shape[0], out)
+    else:
+        _predict_parallel(X, t, weighted_n, node_out, out)
     return out
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def predict_tree(X, t, weighted_n, node_out):
-    """Prediction of each row: ``node_out`` of the node reached; a row spread over the
-    branches by a missing value gets the average of its nodes' ``node_out`` weighted by
-    the branches' training weights (C4.5's rule). Rows are routed in parallel, in chunks
-    that each own a scratch stack."""
+def _predict_parallel(X, t, weighted_n, node_out, out):
     n = X.shape[0]
-    n_nodes, n_out = node_out.shape
-    out = np.zeros((n, n_out))
     for c in prange((n + CHUNK - 1) // CHUNK):
         _predict_rows(X, t, weighted_n, node_out, c * CHUNK, min(n, (c + 1) * CHUNK), out)
-    return out
 
 
 @njit(cache=True, nogil=True)

@@ -415,12 +415,21 @@ def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, m
 
 
 @njit(cache=True, nogil=True)
-def search_feature(bins, counts, n, f, n_bins, is_cat, bin_range, bin_offsets, criterion,
-                   cat_mode, missing_mode, min_leaf_n, min_leaf_w, u, min_objects):
-    """Best split of feature ``f`` from its compact histogram (the reserved missing bin
-    included). Returns (found, kind, child_impurity, decrease, split_info, split_bin,
-    threshold, miss_dir, rho); see :func:`search_node`."""
-    n_stats = counts.shape[1]
+def search_feature(codes, n_bins, is_cat, bin_range, bin_offsets, f, idx, wi, y, y2, n_stats,
+                   criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, u, min_objects,
+                   hist, hist_n, hist_offsets):
+    """Best split of feature ``f`` at a node: from its dense histogram when it has one
+    (``hist_offsets[f + 1] > hist_offsets[f]``: rows ``hist_offsets[f]..`` of ``hist`` /
+    ``hist_n``, the missing bin last), else from the node's samples. Returns (found, kind,
+    child_impurity, decrease, split_info, split_bin, threshold, miss_dir, rho); see
+    :func:`search_node`."""
+    h0 = hist_offsets[f]
+    h1 = hist_offsets[f + 1]
+    if h1 > h0:
+        bins, counts, n = compact_histogram(hist[h0:h1], hist_n[h0:h1])
+    else:
+        bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, n_bins[f] + 1,
+                                            n_stats, criterion)
     nbf = n_bins[f]
     nk, miss, n_miss = _split_missing(bins, counts, n, nbf)
     kb = bins[:nk]
@@ -469,64 +478,61 @@ def search_feature(bins, counts, n, f, n_bins, is_cat, bin_range, bin_offsets, c
     return ok, CAT_SUBSET, c, d, s, nl, 0.0, md, rho
 
 
-# Below this many (sample, feature) cells a node is searched on one thread: waking the
-# others costs more than the work, and the small nodes are most of a deep tree's.
-PARALLEL_MIN_CELLS = 200_000
-
-
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def search_features(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y, y2,
                     n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w,
                     uniforms, min_objects, hist, hist_n, hist_offsets):
-    """:func:`search_node`, in parallel over the features, taking the dense histograms of
-    the features that have one (``hist_offsets[f + 1] > hist_offsets[f]``: rows
-    ``hist_offsets[f]..`` of ``hist`` / ``hist_n``, the missing bin last) from the caller.
-    Each feature is searched by one thread start to end, so the result does not depend on
-    the number of threads."""
-    nf = features.shape[0]
-    found = np.zeros(nf, dtype=np.bool_)
-    kind = np.zeros(nf, dtype=np.int8)
-    res = np.zeros((nf, 5))  # child, decrease, split_info, threshold, rho
-    ints = np.full((nf, 2), -1, dtype=np.int64)  # split_bin, miss_dir
-    args = (codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y, y2,
-            n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
-            min_objects, hist, hist_n, hist_offsets)
-    if idx.shape[0] * nf < PARALLEL_MIN_CELLS:
-        for i in range(nf):
-            _search_one(i, args, found, kind, res, ints)
-    else:
-        for i in prange(nf):
-            _search_one(i, args, found, kind, res, ints)
-    return (found, kind, res[:, 0].copy(), res[:, 1].copy(), res[:, 2].copy(),
-            ints[:, 0].copy(), res[:, 3].copy(), ints[:, 1].copy(), res[:, 4].copy())
+    """:func:`search_node` taking the dense histograms of the features that have one (see
+    :func:`search_feature`) from the caller; one thread."""
+    found, kind, res, ints = _outputs(features.shape[0])
+    for i in range(features.shape[0]):
+        _store(i, search_feature(codes, n_bins, is_cat, bin_range, bin_offsets, features[i],
+                                 idx, wi, y, y2, n_stats, criterion, cat_mode, missing_mode,
+                                 min_leaf_n, min_leaf_w, uniforms[i], min_objects, hist,
+                                 hist_n, hist_offsets), found, kind, res, ints)
+    return _unpack(found, kind, res, ints)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def search_features_parallel(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx,
+                             wi, y, y2, n_stats, criterion, cat_mode, missing_mode,
+                             min_leaf_n, min_leaf_w, uniforms, min_objects, hist, hist_n,
+                             hist_offsets):
+    """:func:`search_features` in parallel over the features. Each feature is searched by
+    one thread start to end, so the result does not depend on the number of threads (a
+    separate kernel so that small fits never compile a parallel one)."""
+    found, kind, res, ints = _outputs(features.shape[0])
+    for i in prange(features.shape[0]):
+        _store(i, search_feature(codes, n_bins, is_cat, bin_range, bin_offsets, features[i],
+                                 idx, wi, y, y2, n_stats, criterion, cat_mode, missing_mode,
+                                 min_leaf_n, min_leaf_w, uniforms[i], min_objects, hist,
+                                 hist_n, hist_offsets), found, kind, res, ints)
+    return _unpack(found, kind, res, ints)
 
 
 @njit(cache=True, nogil=True)
-def _search_one(i, args, found, kind, res, ints):
-    """Search feature ``features[i]`` and write its row of the outputs."""
-    (codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y, y2, n_stats,
-     criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms, min_objects, hist,
-     hist_n, hist_offsets) = args
-    f = features[i]
-    h0 = hist_offsets[f]
-    h1 = hist_offsets[f + 1]
-    if h1 > h0:
-        bins, counts, n = compact_histogram(hist[h0:h1], hist_n[h0:h1])
-    else:
-        bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, n_bins[f] + 1,
-                                            n_stats, criterion)
-    r = search_feature(bins, counts, n, f, n_bins, is_cat, bin_range, bin_offsets,
-                       criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w,
-                       uniforms[i], min_objects)
+def _outputs(nf):
+    return (np.zeros(nf, dtype=np.bool_), np.zeros(nf, dtype=np.int8), np.zeros((nf, 5)),
+            np.full((nf, 2), -1, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _store(i, r, found, kind, res, ints):
     found[i] = r[0]
     kind[i] = r[1]
-    res[i, 0] = r[2]
-    res[i, 1] = r[3]
-    res[i, 2] = r[4]
-    ints[i, 0] = r[5]
-    res[i, 3] = r[6]
-    ints[i, 1] = r[7]
-    res[i, 4] = r[8]
+    res[i, 0] = r[2]   # child impurity
+    res[i, 1] = r[3]   # decrease
+    res[i, 2] = r[4]   # split information
+    ints[i, 0] = r[5]  # split bin
+    res[i, 3] = r[6]   # threshold
+    ints[i, 1] = r[7]  # missing direction
+    res[i, 4] = r[8]   # rho
+
+
+@njit(cache=True, nogil=True)
+def _unpack(found, kind, res, ints):
+    return (found, kind, res[:, 0].copy(), res[:, 1].copy(), res[:, 2].copy(),
+            ints[:, 0].copy(), res[:, 3].copy(), ints[:, 1].copy(), res[:, 4].copy())
 
 
 @njit(cache=True, nogil=True)

@@ -63,7 +63,7 @@ def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
     return best / total, majority, NUMERIC, bins[best_b], thr, best_flip
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def all_surrogates(codes, n_bins, is_cat, bin_range, bin_offsets, primary, idx, wi,
                    direction):
     """:func:`best_surrogate` for every attribute but ``primary``, in one call.
@@ -71,24 +71,42 @@ def all_surrogates(codes, n_bins, is_cat, bin_range, bin_offsets, primary, idx, 
     Returns per-feature arrays (agreement, majority, kind, bin_or_category, threshold,
     flip); the primary's entries have agreement -1.
     """
-    p = codes.shape[1]
-    agree = np.full(p, -1.0)
-    majority = np.zeros(p)
-    kind = np.zeros(p, dtype=np.int8)
-    where = np.full(p, -1, dtype=np.int64)
-    thr = np.zeros(p)
-    flip = np.zeros(p, dtype=np.int8)
-    for g in prange(p):
-        if g == primary:
-            continue
-        lo = bin_range[0, bin_offsets[g]:bin_offsets[g + 1]]
-        hi = bin_range[1, bin_offsets[g]:bin_offsets[g + 1]]
-        a, m, k, b, t, fl = best_surrogate(codes[:, g], idx, wi, direction, n_bins[g],
-                                           is_cat[g], lo, hi)
-        agree[g] = a
-        majority[g] = m
-        kind[g] = k
-        where[g] = b
-        thr[g] = t
-        flip[g] = fl
-    return agree, majority, kind, where, thr, flip
+    out = _surrogate_outputs(codes.shape[1])
+    for g in range(codes.shape[1]):
+        if g != primary:
+            _surrogate_of(g, codes, n_bins, is_cat, bin_range, bin_offsets, idx, wi,
+                          direction, *out)
+    return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def all_surrogates_parallel(codes, n_bins, is_cat, bin_range, bin_offsets, primary, idx, wi,
+                            direction):
+    """:func:`all_surrogates` in parallel over the attributes (one thread each)."""
+    out = _surrogate_outputs(codes.shape[1])
+    for g in prange(codes.shape[1]):
+        if g != primary:
+            _surrogate_of(g, codes, n_bins, is_cat, bin_range, bin_offsets, idx, wi,
+                          direction, *out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _surrogate_outputs(p):
+    return (np.full(p, -1.0), np.zeros(p), np.zeros(p, dtype=np.int8),
+            np.full(p, -1, dtype=np.int64), np.zeros(p), np.zeros(p, dtype=np.int8))
+
+
+@njit(cache=True, nogil=True)
+def _surrogate_of(g, codes, n_bins, is_cat, bin_range, bin_offsets, idx, wi, direction,
+                  agree, majority, kind, where, thr, flip):
+    lo = bin_range[0, bin_offsets[g]:bin_offsets[g + 1]]
+    hi = bin_range[1, bin_offsets[g]:bin_offsets[g + 1]]
+    a, m, k, b, t, fl = best_surrogate(codes[:, g], idx, wi, direction, n_bins[g], is_cat[g],
+                                       lo, hi)
+    agree[g] = a
+    majority[g] = m
+    kind[g] = k
+    where[g] = b
+    thr[g] = t
+    flip[g] = fl
