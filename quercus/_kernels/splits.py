@@ -22,8 +22,10 @@ Which feature wins is decided in Python (``_selection.py``).
 import numpy as np
 from numba import njit, prange
 
-from .criteria import POISSON, impurity, split_scores, stats_weight
+from .criteria import GINI, POISSON, SQUARED_ERROR, impurity, split_scores, stats_weight
 from .histograms import compact_histogram, feature_histogram
+
+_LOG2 = np.log(2.0)
 
 # Node kinds of the fitted tree; also the split kinds returned by the search.
 LEAF = 0
@@ -197,6 +199,9 @@ def scan_ordered(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n, m
         left_n += n[b]
         for k in range(n_stats):
             left[k] += counts[b, k]
+    if not learned and criterion != POISSON:
+        return _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n,
+                           min_leaf_w, lo_t, hi_t), -1
     for t in range(lo_t, hi_t):
         left_n += n[t]
         for k in range(n_stats):
@@ -227,6 +232,64 @@ def scan_ordered(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n, m
             if lower(child, best_child):
                 best_t, best_dir, best_child = nb - 1, 1, child
     return best_t, best_dir
+
+
+@njit(cache=True, nogil=True)
+def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, min_leaf_w,
+                lo_t, hi_t):
+    """The hot loop of :func:`scan_ordered` without missing values to place (Gini,
+    entropy, squared error): branch weights kept as scalars and each child's impurity in
+    one pass over its stats. ``left`` holds rows ``0..lo_t - 1`` on entry."""
+    n_stats = counts.shape[1]
+    regression = criterion > GINI
+    total_w = stats_weight(total, criterion)
+    left_w = stats_weight(left, criterion)
+    best_t = -1
+    best_child = np.inf
+    for t in range(lo_t, hi_t):
+        left_n += n[t]
+        for k in range(n_stats):
+            left[k] += counts[t, k]
+        left_w = left[0] if regression else left_w + _row_weight(counts, t)
+        right_w = total_w - left_w
+        if (left_n < min_leaf_n or total_n - left_n < min_leaf_n or left_w < min_leaf_w
+                or right_w < min_leaf_w or left_w <= 0.0 or right_w <= 0.0):
+            continue
+        child = (_mass_impurity(left, left_w, total, 1.0, criterion)
+                 + _mass_impurity(left, right_w, total, -1.0, criterion)) / total_w
+        if lower(child, best_child):
+            best_t, best_child = t, child
+    return best_t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _row_weight(counts, t):
+    w = 0.0
+    for k in range(counts.shape[1]):
+        w += counts[t, k]
+    return w
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mass_impurity(left, w, total, sign, criterion):
+    """``w`` times the impurity of the left branch (``sign`` 1) or of the right one,
+    ``total - left`` (``sign`` -1), whose weight is ``w`` > 0."""
+    if criterion == SQUARED_ERROR:
+        s1 = left[1] if sign > 0 else total[1] - left[1]
+        s2 = left[2] if sign > 0 else total[2] - left[2]
+        return max(s2 - s1 * s1 / w, 0.0)
+    acc = 0.0
+    for k in range(left.shape[0]):
+        c = left[k] if sign > 0 else total[k] - left[k]
+        if criterion == GINI:
+            acc += c * c
+        elif c > 0.0:
+            p = c / w
+            if p > 0.0:
+                acc -= c * np.log(p)
+    if criterion == GINI:
+        return max(w - acc / w, 0.0)
+    return acc / _LOG2
 
 
 @njit(cache=True, nogil=True)
