@@ -299,7 +299,10 @@ def python_learners():
         ("quercus DecisionTreeClassifier()", "learned (scikit-learn)",
          DecisionTreeClassifier()),
     ]
-    return learners
+    # Every midpoint a candidate, as in the peers (quercus bins an attribute with more than
+    # 255 distinct values by default).
+    exact = {"max_bins": None} if "max_bins" in c45.get_params() else {}
+    return [(label, how, est.set_params(**exact)) for label, how, est in learners]
 
 
 def sklearn_learner(ds):

@@ -73,6 +73,9 @@ N_SPLITS = 10
 SEED = 0
 J48_SETTINGS = {"Weka J48 -C 0.25 -M 2 (defaults)": "-C 0.25 -M 2"}
 QUERCUS_C45 = "quercus C45Classifier()"
+# Every midpoint a candidate, as in J48 and rpart (quercus bins an attribute with more
+# than 255 distinct values by default).
+EXACT = {"max_bins": None} if "max_bins" in C45Classifier().get_params() else {}
 
 
 # ------------------------------------------------------------------------------ data
@@ -289,13 +292,14 @@ def pairings():
     paired as it is."""
     has_m = "min_objects" in C45Classifier().get_params()
     m1 = C45Classifier(min_objects=1) if has_m else C45Classifier()
-    return [
+    pairs = [
         ("defaults: C45Classifier() / J48 -C 0.25 -M 2", C45Classifier(), "-C 0.25 -M 2"),
         ("minimum cases 1: C45Classifier(min_objects=1) / J48 -C 0.25 -M 1"
          if has_m else "C45Classifier() / J48 -C 0.25 -M 1", m1, "-C 0.25 -M 1"),
         ("no subtree raising: C45Classifier(subtree_raising=False) / J48 -C 0.25 -M 2 -S",
          C45Classifier(subtree_raising=False), "-C 0.25 -M 2 -S"),
     ]
+    return [(label, est.set_params(**EXACT), options) for label, est, options in pairs]
 
 
 def j48_part(jar, reps, has_mlbench):
@@ -422,7 +426,7 @@ def run_rpart_cptable(name, X, y, splits, reps):
 
 def quercus_ccp(X, y, splits, reps):
     est = CARTClassifier(pruning="cost_complexity", ccp_loss="error", cv=splits,
-                         max_surrogate=0)
+                         max_surrogate=0, **EXACT)
     secs = []
     for _ in range(reps):
         model = clone(est)
@@ -527,7 +531,7 @@ def replay_rpart_xval(X, y, splits, rp_table):
     err = np.zeros((len(cpx), n))
     X = np.asarray(X, dtype=np.float64)
     for train, test in splits:
-        fold = CARTClassifier(max_surrogate=0).fit(X[train], y[train])
+        fold = CARTClassifier(max_surrogate=0, **EXACT).fit(X[train], y[train])
         t = fold.tree_
         comp, split, _ = rpart_complexity(t)
         label = fold.classes_[np.argmax(t.value, axis=1)]  # first class on a tie
@@ -549,7 +553,7 @@ def _on_threshold_quercus(X, y, splits):
     X = np.asarray(X, dtype=np.float64)
     count = 0
     for train, test in splits:
-        fold = CARTClassifier(max_surrogate=0).fit(X[train], np.asarray(y)[train])
+        fold = CARTClassifier(max_surrogate=0, **EXACT).fit(X[train], np.asarray(y)[train])
         t = fold.tree_
         path = fold.decision_path(X[test]).tocoo()
         internal = t.kind[path.col] != 0
@@ -625,7 +629,7 @@ def rpart_part(reps, timing_rows, timing_reps, has_mlbench):
     else:
         print("mlbench BreastCancer not available: skipped.")
     # numba loads its kernels on the first fit of a process: warm up, untimed.
-    CARTClassifier(max_surrogate=0).fit(sets[0].X, sets[0].y)
+    CARTClassifier(max_surrogate=0, **EXACT).fit(sets[0].X, sets[0].y)
 
     sections, summaries, timings = [], [], []
     for d in sets:
@@ -637,7 +641,7 @@ def rpart_part(reps, timing_rows, timing_reps, has_mlbench):
         if rp is None:
             continue
         q, q_secs = quercus_ccp(pd.DataFrame(X), y, splits, reps)
-        emu = rpart_table_from_tree(CARTClassifier(max_surrogate=0).fit(X, y).tree_)
+        emu = rpart_table_from_tree(CARTClassifier(max_surrogate=0, **EXACT).fit(X, y).tree_)
         replay = replay_rpart_xval(X, y, splits, rp)
         table, s = compare_tables(d.name, rp, q, emu, replay)
         s["on_threshold_q"] = _on_threshold_quercus(X, y, splits)
@@ -666,7 +670,7 @@ def rpart_part(reps, timing_rows, timing_reps, has_mlbench):
             grow = []
             for _ in range(timing_reps):
                 t0 = time.perf_counter()
-                full = CARTClassifier(max_surrogate=0).fit(X, y)
+                full = CARTClassifier(max_surrogate=0, **EXACT).fit(X, y)
                 grow.append(time.perf_counter() - t0)
             grow = float(np.median(grow))
             emu = rpart_table_from_tree(full.tree_)

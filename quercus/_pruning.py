@@ -11,7 +11,8 @@ import numbers
 import numpy as np
 from scipy.stats import norm
 
-from ._kernels.predict import accumulate_node_stats, child_shares
+from ._kernels.predict import (accumulate_node_stats, child_shares, path_lengths_and_nodes,
+                               predict_tree, stop_nodes)
 from ._kernels.splits import LEAF
 from ._tree import _FIELDS, TreeArrays
 
@@ -399,6 +400,33 @@ def _fold_errors(est, X_va, y_va, w_va):
     return w_va * (np.asarray(pred) != np.asarray(y_va))
 
 
+def _errors_along_path(est, path, alphas, X_va, y_va, w_va):
+    """:func:`_fold_errors` of the subtree at each of ``alphas`` (as :func:`prune_at_alpha`
+    prunes), in one pass: a row's prediction in a subtree is that of the first node on its
+    path that the subtree has made a leaf. None when some row's prediction is not its last
+    node's (C4.5's rule spreads a row over branches): the caller then prunes each subtree."""
+    tree = est.tree_
+    path_alphas, _, steps = path
+    collapse = np.full(tree.node_count, np.inf)
+    collapse[tree.kind == LEAF] = -np.inf
+    for a, nodes in zip(path_alphas[1:], steps[1:]):
+        for node in nodes:
+            collapse[node] = min(collapse[node], a)
+    X_enc = est._encode(X_va)
+    indptr, indices = path_lengths_and_nodes(X_enc, tree.kernel_args(), tree.max_depth + 1)
+    outputs = est._node_outputs()
+    last = indices[indptr[1:] - 1]
+    full = predict_tree(X_enc, tree.kernel_args(), tree.weighted_n_node_samples, outputs)
+    if not np.array_equal(outputs[last], full):
+        return None
+    stop = stop_nodes(indptr, indices, collapse, alphas + 1e-12 * np.maximum(1.0, alphas))
+    if est._is_regressor:
+        return w_va * (np.asarray(y_va, dtype=float) - outputs[stop, 0]) ** 2
+    import pandas as pd
+    codes = pd.Index(est.classes_).get_indexer(np.asarray(y_va, dtype=object))
+    return w_va * (est._majority(outputs)[stop] != codes)
+
+
 def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
     """rpart's complexity table from k-fold cross-validation.
 
@@ -438,6 +466,10 @@ def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
         full = fold.tree_
         fold_path = weakest_link_path(fold, full, loss)
         X_te = _safe_indexing(X, test)
+        along = _errors_along_path(fold, fold_path, eval_alpha, X_te, y_arr[test], w[test])
+        if along is not None:
+            errors[:, test] = along
+            continue
         for i, a in enumerate(eval_alpha):
             pruned, _ = prune_at_alpha(fold, full, a, loss, fold_path)
             fold.tree_ = compact(pruned)[0]

@@ -67,10 +67,13 @@ def test_invariants_hold_after_fit(cls, seed):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 40),
        cls=st.sampled_from(ESTIMATORS), max_depth=st.one_of(st.none(), st.integers(1, 4)),
-       min_samples_leaf=st.integers(1, 4))
-def test_invariants_and_limits_on_random_data(seed, n, cls, max_depth, min_samples_leaf):
+       min_samples_leaf=st.integers(1, 4), max_bins=st.sampled_from([None, 2, 3, 255]))
+def test_invariants_and_limits_on_random_data(seed, n, cls, max_depth, min_samples_leaf,
+                                              max_bins):
+    # max_bins 2 or 3: histogram mode on column c (tens of distinct values).
     X, y = random_frame(seed, n)
-    est = cls(max_depth=max_depth, min_samples_leaf=min_samples_leaf).fit(X, y)
+    est = cls(max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+              max_bins=max_bins).fit(X, y)
     check_invariants(est, X)
     t = est.tree_
     if max_depth is not None:

@@ -282,3 +282,26 @@ def child_shares(X, w, t, weighted_n, node):
         elif nxt >= 0:
             out[i, nxt - first_child[node]] = w[i]
     return out
+
+
+@njit(cache=True, nogil=True)
+def stop_nodes(indptr, indices, collapse, thresholds):
+    """Where each row stops in the pruned trees of a weakest-link sequence.
+
+    Rows' paths through the full tree are the CSR pair ``indptr``/``indices`` (root first);
+    node ``v`` is a leaf of the subtree at threshold ``a`` when ``collapse[v] <= a``.
+    Returns (len(thresholds), n_rows) node indices: the first node of the path that is a
+    leaf there, else the path's end.
+    """
+    n = indptr.shape[0] - 1
+    out = np.empty((thresholds.shape[0], n), dtype=np.int64)
+    for i in range(n):
+        s, e = indptr[i], indptr[i + 1]
+        for a in range(thresholds.shape[0]):
+            node = indices[e - 1]
+            for j in range(s, e):
+                if collapse[indices[j]] <= thresholds[a]:
+                    node = indices[j]
+                    break
+            out[a, i] = node
+    return out
