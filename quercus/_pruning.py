@@ -6,6 +6,7 @@ longer reachable and renumbers the rest, siblings kept contiguous. Each method r
 new tree and a report: one record per pruned node with the errors that decided it.
 """
 
+import functools
 import numbers
 
 import numpy as np
@@ -163,6 +164,12 @@ def reduced_error(est, tree, val_stats, strict):
 
 
 # ---------------------------------------------------------------- pessimistic (C4.5)
+@functools.lru_cache(maxsize=16)
+def _upper_z(cf):
+    """The normal quantile of confidence ``cf`` (one per fit: scipy's ppf is slow)."""
+    return float(norm.ppf(1 - cf))
+
+
 def added_errors(n, e, cf):
     """C4.5's pessimistic estimate: extra errors at confidence ``cf`` for ``e`` errors in
     ``n`` cases (the upper confidence limit of the binomial, as in Quinlan's code and
@@ -176,7 +183,7 @@ def added_errors(n, e, cf):
         return base + e * (added_errors(n, 1.0, cf) - base)
     if e + 0.5 >= n:
         return max(n - e, 0.0)
-    z = norm.ppf(1 - cf)
+    z = _upper_z(cf)
     f = (e + 0.5) / n
     r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (
         1 + z * z / n)
