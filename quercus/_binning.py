@@ -23,9 +23,17 @@ class Bins:
 
     codes: np.ndarray    # (n, p) uint8 / uint16 / int32, Fortran order
     n_bins: np.ndarray   # int64 (p,)
-    lo: np.ndarray       # float64, flat: smallest observed value of each numeric bin
-    hi: np.ndarray       # float64, flat: largest observed value of each numeric bin
-    offsets: np.ndarray  # int64 (p + 1,): feature f's bins are lo/hi[offsets[f]:offsets[f+1]]
+    range: np.ndarray    # float64 (2, k): smallest (row 0) and largest (row 1) observed
+    #                      value of each numeric bin; feature f's at offsets[f]:offsets[f+1]
+    offsets: np.ndarray  # int64 (p + 1,)
+
+    @property
+    def lo(self):
+        return self.range[0]
+
+    @property
+    def hi(self):
+        return self.range[1]
 
 
 def code_dtype(max_code):
@@ -55,34 +63,43 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None):
     """
     n, p = X_enc.shape
     n_bins = np.zeros(p, dtype=np.int64)
-    edges, ranges = [], []  # numeric: edges between bins; (lo, hi) or None: measure them
+    # Per numeric feature, what fills its bins' range: the distinct values (exact), the
+    # bins' (lo, hi) (quantile bins of known values), or None: measured while coding.
+    known = [None] * p
+    edges = [np.zeros(0)] * p  # the sampled edges of the others
+    track = np.zeros(p, dtype=np.bool_)
     for j in range(p):
         if is_categorical[j]:
             n_bins[j] = max(len(categories[j]), 1)
-            edges.append(np.zeros(0))
-            ranges.append((np.zeros(0), np.zeros(0)))
+            continue
+        e, uniq = _numeric_edges(X_enc[:, j], max_bins)
+        n_bins[j] = len(e) + 1
+        if uniq is None:
+            track[j], edges[j] = True, e
         else:
-            e, uniq = _numeric_edges(X_enc[:, j], max_bins)
-            edges.append(e)
-            ranges.append(None if uniq is None else _bin_ranges(uniq, e))
-            n_bins[j] = len(e) + 1
+            known[j] = uniq if len(uniq) == n_bins[j] else np.vstack(_bin_ranges(uniq, e))
+    offsets = np.zeros(p + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(np.where(is_categorical, 0, n_bins))
+    # The largest values of known bins are their search edges too (a value's bin is the
+    # first whose largest value reaches it).
+    bin_range = np.zeros((2, offsets[-1]))
+    for j in range(p):
+        if known[j] is not None:
+            bin_range[:, offsets[j]:offsets[j + 1]] = known[j]
+            known[j] = None
     codes = np.empty((n, p), dtype=code_dtype(int(n_bins.max())), order="F")
-    track = np.array([r is None for r in ranges])
     track_offsets = np.zeros(p + 1, dtype=np.int64)
     track_offsets[1:] = np.cumsum(np.where(track, n_bins, 0))
     n_chunks = (n + _ROWS - 1) // _ROWS
     code_rows = _code_rows_parallel if n_chunks > 1 else _code_rows
     lo_t, hi_t = code_rows(X_enc, np.asarray(is_categorical, dtype=np.bool_), n_bins,
-                           _flat(edges), _flat_offsets(edges), codes, track_offsets, n_chunks)
+                           bin_range[1], offsets, _flat(edges), _flat_offsets(edges), codes,
+                           track_offsets, n_chunks)
     lo_t, hi_t = lo_t.min(axis=0), hi_t.max(axis=0)  # min / max: exact in any order
-    lo, hi = [], []
-    for j in range(p):
-        if track[j]:
-            ranges[j] = (lo_t[track_offsets[j]:track_offsets[j + 1]],
-                         hi_t[track_offsets[j]:track_offsets[j + 1]])
-        lo.append(ranges[j][0])
-        hi.append(ranges[j][1])
-    return Bins(codes, n_bins, _flat(lo), _flat(hi), _flat_offsets(lo))
+    for j in np.flatnonzero(track):
+        bin_range[0, offsets[j]:offsets[j + 1]] = lo_t[track_offsets[j]:track_offsets[j + 1]]
+        bin_range[1, offsets[j]:offsets[j + 1]] = hi_t[track_offsets[j]:track_offsets[j + 1]]
+    return Bins(codes, n_bins, bin_range, offsets)
 
 
 # Rows per parallel task of the coding pass (rows are read whole: C-ordered X streams).
@@ -155,23 +172,26 @@ def _bin_of(edges, start, stop, v):
 
 
 @njit(cache=True, nogil=True)
-def _code_rows(X, is_cat, n_bins, edges, edge_offsets, codes, track_offsets, n_chunks):
+def _code_rows(X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes, track_offsets,
+               n_chunks):
     """Fill ``codes``, block of rows by block; return per block the smallest and largest
     value of every tracked bin (features whose edges came from a sample)."""
-    lo, hi = _range_outputs(n_chunks, track_offsets[X.shape[1]])
+    lo, hi_t = _range_outputs(n_chunks, track_offsets[X.shape[1]])
     for c in range(n_chunks):
-        _code_block(c, X, is_cat, n_bins, edges, edge_offsets, codes, track_offsets, lo, hi)
-    return lo, hi
+        _code_block(c, X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes,
+                    track_offsets, lo, hi_t)
+    return lo, hi_t
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _code_rows_parallel(X, is_cat, n_bins, edges, edge_offsets, codes, track_offsets,
-                        n_chunks):
+def _code_rows_parallel(X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes,
+                        track_offsets, n_chunks):
     """:func:`_code_rows` in parallel over the blocks of rows."""
-    lo, hi = _range_outputs(n_chunks, track_offsets[X.shape[1]])
+    lo, hi_t = _range_outputs(n_chunks, track_offsets[X.shape[1]])
     for c in prange(n_chunks):
-        _code_block(c, X, is_cat, n_bins, edges, edge_offsets, codes, track_offsets, lo, hi)
-    return lo, hi
+        _code_block(c, X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes,
+                    track_offsets, lo, hi_t)
+    return lo, hi_t
 
 
 @njit(cache=True, nogil=True)
@@ -180,7 +200,10 @@ def _range_outputs(n_chunks, n_track):
 
 
 @njit(cache=True, nogil=True)
-def _code_block(c, X, is_cat, n_bins, edges, edge_offsets, codes, track_offsets, lo, hi):
+def _code_block(c, X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes,
+                track_offsets, lo_t, hi_t):
+    """Code rows of block ``c``: a tracked feature by its sampled edges (recording its bins'
+    ranges), the others by their bins' largest values."""
     n, p = X.shape
     for i in range(c * _ROWS, min(n, (c + 1) * _ROWS)):
         for j in range(p):
@@ -189,10 +212,11 @@ def _code_block(c, X, is_cat, n_bins, edges, edge_offsets, codes, track_offsets,
                 codes[i, j] = n_bins[j]
             elif is_cat[j]:
                 codes[i, j] = np.int64(v)
-            else:
+            elif track_offsets[j + 1] > track_offsets[j]:
                 b = _bin_of(edges, edge_offsets[j], edge_offsets[j + 1], v)
                 codes[i, j] = b
-                if track_offsets[j + 1] > track_offsets[j]:
-                    t = track_offsets[j] + b
-                    lo[c, t] = min(lo[c, t], v)
-                    hi[c, t] = max(hi[c, t], v)
+                t = track_offsets[j] + b
+                lo_t[c, t] = min(lo_t[c, t], v)
+                hi_t[c, t] = max(hi_t[c, t], v)
+            else:
+                codes[i, j] = _bin_of(hi, offsets[j], offsets[j + 1], v)

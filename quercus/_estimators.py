@@ -133,7 +133,8 @@ class _BaseTree(BaseEstimator):
         # weight is exactly the same as removing the row (and an integer weight k the same as
         # k copies of it). classes_ and the schema still come from all rows; the class
         # tie-break order (first appearance) from the rows kept.
-        X_enc, y_enc, w = X_enc[positive], y_enc[positive], w[positive]
+        if not positive.all():  # (indexing copies X: only when a row goes)
+            X_enc, y_enc, w = X_enc[positive], y_enc[positive], w[positive]
         if not self._is_regressor:
             self._class_priority = _prepare.class_priority(y_enc, len(classes))
         mss, msl, mf = resolve_counts(self, n, p)

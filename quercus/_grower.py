@@ -89,8 +89,8 @@ class BinnedData:
     @classmethod
     def from_bins(cls, bins, is_cat, y, y2, w, n_stats, n_out):
         """From :class:`quercus._binning.Bins` and the targets."""
-        return cls(bins.codes, bins.n_bins, is_cat, np.vstack([bins.lo, bins.hi]),
-                   bins.offsets, y, y2, w, n_stats, n_out)
+        return cls(bins.codes, bins.n_bins, is_cat, bins.range, bins.offsets, y, y2, w,
+                   n_stats, n_out)
 
     @property
     def is_regression(self):
@@ -430,8 +430,9 @@ def _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, split_bin, th
         cid = first + c
         s, e = offsets[c], offsets[c + 1]
         if e > s and child_w[s:e].sum() > 0:
-            stack.append((cid, child_idx[s:e], child_w[s:e], child_stats[c], child_used,
-                          child_val[c], child_hist[c] if c < 2 else None))
+            # Own copies: a pending sibling must not keep the whole level's buffer alive.
+            stack.append((cid, child_idx[s:e].copy(), child_w[s:e].copy(), child_stats[c],
+                          child_used, child_val[c], child_hist[c] if c < 2 else None))
         else:
             # An empty branch (or one of zero weight) is a leaf predicting as its parent.
             tree["value"][cid] = parent_value

@@ -210,8 +210,9 @@ def fit_schema_and_encode(X, categorical_features=None):
     is_frame = isinstance(X, pd.DataFrame)
     names, cols = _columns(X)
     mask = _resolve_categorical(categorical_features, names, cols, is_frame)
-    if not mask.any() and _checked_float_matrix(X, names):
-        return Schema(names, mask, [None] * len(names)), X
+    arr = None if mask.any() else _checked_float_matrix(X)
+    if arr is not None:
+        return Schema(names, mask, [None] * len(names)), arr
     n = len(cols[0]) if cols else 0
     X_enc = np.empty((n, len(cols)), dtype=np.float64, order="F")
     categories = []
@@ -248,19 +249,32 @@ def fit_schema_and_encode(X, categorical_features=None):
 _BLOCK = 65_536  # rows per block of the no-copy checks
 
 
-def _checked_float_matrix(X, names):
-    """Whether X is a float64 ndarray that the kernels can read as it is (no copy): every
-    value finite or NaN and no column all NaN. False sends X to the column-by-column path,
-    which converts it or raises the precise error."""
-    if not (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2):
-        return False
-    seen = np.zeros(X.shape[1], dtype=bool)
-    for start in range(0, X.shape[0], _BLOCK):
-        block = X[start:start + _BLOCK]
-        if np.isinf(block).any():
-            return False
-        seen |= ~np.isnan(block).all(axis=0)
-    return bool(seen.all()) or X.shape[0] == 0
+def _float_view(X):
+    """X as a float64 matrix, without a copy where it already is one (a float64 ndarray,
+    or a DataFrame of float64 columns), else None."""
+    if isinstance(X, np.ndarray):
+        return X if X.dtype == np.float64 and X.ndim == 2 else None
+    if isinstance(X, pd.DataFrame) and all(dt == np.float64 for dt in X.dtypes):
+        return X.to_numpy(dtype=np.float64, copy=False)
+    return None
+
+
+def _no_inf(arr):
+    """No infinite value (checked by blocks of rows: no full-size temporary)."""
+    return not any(np.isinf(arr[s:s + _BLOCK]).any() for s in range(0, arr.shape[0], _BLOCK))
+
+
+def _checked_float_matrix(X):
+    """X as a float64 matrix that the kernels can read as it is (no copy) when it is one
+    with every value finite or NaN and no column all NaN, else None: the column-by-column
+    path then converts it or raises the precise error."""
+    arr = _float_view(X)
+    if arr is None or not _no_inf(arr):
+        return None
+    seen = np.zeros(arr.shape[1], dtype=bool)
+    for start in range(0, arr.shape[0], _BLOCK):
+        seen |= ~np.isnan(arr[start:start + _BLOCK]).all(axis=0)
+    return arr if seen.all() or arr.shape[0] == 0 else None
 
 
 def encode(X, schema):
@@ -269,10 +283,9 @@ def encode(X, schema):
     if len(cols) != schema.n_features:
         raise ValueError(f"X has {len(cols)} features, but the tree was fitted with "
                          f"{schema.n_features} features.")
-    if not schema.is_categorical.any() and isinstance(X, np.ndarray) and (
-            X.dtype == np.float64 and not any(np.isinf(X[s:s + _BLOCK]).any()
-                                              for s in range(0, X.shape[0], _BLOCK))):
-        return np.ascontiguousarray(X)  # numbers only, finite or NaN: read as they are
+    arr = None if schema.is_categorical.any() else _float_view(X)
+    if arr is not None and _no_inf(arr):
+        return np.ascontiguousarray(arr)  # numbers only, finite or NaN: read as they are
     n = len(cols[0])
     X_enc = np.empty((n, len(cols)), dtype=np.float64)
     for j, col in enumerate(cols):
