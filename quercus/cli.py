@@ -34,7 +34,9 @@ def _warmup(args):
     """Compile every kernel once so later processes load them from numba's disk cache."""
     import time
 
-    from . import C45Classifier, CARTClassifier, ID3Classifier
+    import numpy as np
+
+    from . import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
     from .datasets import load_golf, load_watermelon
 
     t0 = time.perf_counter()
@@ -45,6 +47,11 @@ def _warmup(args):
             est.decision_path(data[0])
             est.explain(0)
             cls(splitter="random", random_state=0).fit(*data)
+    # Large enough for the parallel kernels, the histograms and the wider codes.
+    X = np.random.default_rng(0).normal(size=(6000, 40))
+    for max_bins in (255, None):
+        CARTClassifier(max_bins=max_bins).fit(X, X[:, 0] > 0).predict(X)
+        CARTRegressor(max_bins=max_bins).fit(X, X[:, 1]).predict(X)
     print(f"quercus kernels ready ({time.perf_counter() - t0:.1f} s)")
     return 0
 
