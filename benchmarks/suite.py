@@ -270,7 +270,7 @@ def peer_estimator(key, task, leaves, n_classes, cats):
     args = dict(n_estimators=1, num_leaves=num_leaves, learning_rate=1.0, min_child_samples=1,
                 min_child_weight=0, min_split_gain=0, subsample=1, colsample_bytree=1,
                 max_bin=255, boosting_type="gbdt", n_jobs=CORES, verbose=-1)
-    notes = [f"num_leaves = quercus CART hist's leaves"
+    notes = ["num_leaves = quercus CART hist's leaves"
              + (f", capped at {LGBM_MAX_LEAVES}" if num_leaves == LGBM_MAX_LEAVES else "")]
     if cats:
         # LightGBM's categorical regularisation (100 rows per category group, smoothing)
