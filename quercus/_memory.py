@@ -2,7 +2,7 @@
 
 import os
 
-import numpy as np
+from ._prepare import is_float_matrix
 
 # Bytes per sample outside the (n, p) matrices: targets, weights, the root's index and
 # weight lists, and the children's lists and branch codes while a node is split.
@@ -20,9 +20,8 @@ def available_bytes():
 def fit_bytes(X, max_bins):
     """Estimated peak bytes of fitting ``X`` (beyond X itself), by part."""
     n, p = X.shape
-    copies = not (isinstance(X, np.ndarray) and X.dtype == np.float64)
     return {
-        "encoded copy of X (float64)": 8 * n * p if copies else 0,
+        "encoded copy of X (float64)": 0 if is_float_matrix(X) else 8 * n * p,
         "bin codes": (1 if max_bins is not None and max_bins <= 255 else 4) * n * p,
         "per-sample work arrays": PER_SAMPLE_BYTES * n,
     }

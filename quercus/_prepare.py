@@ -249,14 +249,19 @@ def fit_schema_and_encode(X, categorical_features=None):
 _BLOCK = 65_536  # rows per block of the no-copy checks
 
 
-def _float_view(X):
-    """X as a float64 matrix, without a copy where it already is one (a float64 ndarray,
-    or a DataFrame of float64 columns), else None."""
+def is_float_matrix(X):
+    """Whether X already is a float64 matrix (a float64 ndarray, or a DataFrame of float64
+    columns), which the fit and prediction read without encoding a copy."""
     if isinstance(X, np.ndarray):
-        return X if X.dtype == np.float64 and X.ndim == 2 else None
-    if isinstance(X, pd.DataFrame) and all(dt == np.float64 for dt in X.dtypes):
-        return X.to_numpy(dtype=np.float64, copy=False)
-    return None
+        return X.dtype == np.float64 and X.ndim == 2
+    return isinstance(X, pd.DataFrame) and all(dt == np.float64 for dt in X.dtypes)
+
+
+def _float_view(X):
+    """X as a float64 matrix where :func:`is_float_matrix`, else None."""
+    if not is_float_matrix(X):
+        return None
+    return X if isinstance(X, np.ndarray) else X.to_numpy(dtype=np.float64, copy=False)
 
 
 def _no_inf(arr):
