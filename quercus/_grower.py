@@ -18,6 +18,9 @@ from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
                               NUMERIC, SURROGATE, TIE_EPS, _split_missing, category_order,
                               search_features, search_features_parallel)
+from ._kernels.subtree import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, IMPURITY,
+                               KIND, MISSING_CHILD, MISSING_MODE, N_CHILDREN, N_SAMPLES, RHO,
+                               SUR_START, THRESHOLD, VALUE, WEIGHT, grow_subtree)
 from ._kernels.surrogates import all_surrogates, all_surrogates_parallel
 from ._selection import choose_split
 from ._tree import TreeBuilder
@@ -36,6 +39,10 @@ HIST_MIN_SAMPLES = 512
 # Below this many (sample, feature) cells a node is searched on one thread: waking the
 # others costs more than the work, and small nodes are most of a deep tree's.
 PARALLEL_MIN_CELLS = 100_000
+# A node with at most this many samples has its whole subtree grown by one kernel call
+# (``grow_subtree``), when the configuration allows: below it, Python's per-node work would
+# cost more than the split searches.
+SUBTREE_MAX_SAMPLES = 2048
 
 
 def parallel(cells):
@@ -89,6 +96,9 @@ class BinnedData:
     @classmethod
     def from_bins(cls, bins, is_cat, y, y2, w, n_stats, n_out):
         """From :class:`quercus._binning.Bins` and the targets."""
+        # Writable arrays: a read-only target (a pandas Series' values) would compile every
+        # kernel a second time for the read-only type.
+        y, y2, w = (np.require(a, np.float64, ["C", "W"]) for a in (y, y2, w))
         return cls(bins.codes, bins.n_bins, is_cat, bins.range, bins.offsets, y, y2, w,
                    n_stats, n_out)
 
@@ -149,8 +159,12 @@ def grow(data, cfg, rng, validation=None):
     hist0 = node_histograms(data, layout, idx0, w0)
     stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
     log = []  # pre-pruning decisions
+    in_kernel = subtree_allowed(cfg, p)
     while stack:
         node, idx, wi, stats, used, val, hist = stack.pop()
+        if in_kernel and idx.size <= SUBTREE_MAX_SAMPLES:
+            _grow_below(data, cfg, tree, node, idx, wi, stats, used, total_w)
+            continue
         value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
         tree["value"][node] = value
         tree["impurity"][node] = imp
@@ -212,6 +226,39 @@ def grow(data, cfg, rng, validation=None):
                                       "error" if cfg.strict else
                                       "pre-pruning: the split raises the validation error"})
     return tree.freeze(), log
+
+
+def subtree_allowed(cfg, p):
+    """Whether ``grow_subtree`` can grow small nodes: no per-node randomness, validation or
+    surrogate search, and a criterion scored from histograms."""
+    return (cfg.criterion != ABSOLUTE_ERROR and not cfg.pre_prune
+            and not cfg.random_splitter and cfg.max_features >= p
+            and (cfg.missing_mode != SURROGATE or cfg.max_surrogate == 0))
+
+
+def _grow_below(data, cfg, tree, node, idx, wi, stats, used, total_w):
+    """Grow the whole subtree of ``node`` in one kernel call and copy it into ``tree``."""
+    ints, flts, count, cat_map = grow_subtree(
+        data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets, data.y,
+        data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
+        cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
+        cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
+        cfg.min_objects, total_w, idx, wi, stats, used, int(tree["depth"][node]),
+        tree.count, len(tree.flat["cat_map"]), len(tree.flat["sur_feature"]))
+    if count > 1:
+        tree.add(count - 1, 0)
+    rows = np.concatenate(([node], np.arange(tree.count - count + 1, tree.count)))
+    for name, col in (("kind", KIND), ("feature", FEATURE), ("category", CATEGORY),
+                      ("first_child", FIRST_CHILD), ("n_children", N_CHILDREN),
+                      ("depth", DEPTH), ("n_node_samples", N_SAMPLES),
+                      ("missing_child", MISSING_CHILD), ("cat_map_start", CAT_MAP_START),
+                      ("missing_mode", MISSING_MODE), ("sur_start", SUR_START)):
+        tree[name][rows] = ints[:count, col]
+    for name, col in (("threshold", THRESHOLD), ("weighted_n_node_samples", WEIGHT),
+                      ("impurity", IMPURITY), ("rho", RHO)):
+        tree[name][rows] = flts[:count, col]
+    tree["value"][rows] = flts[:count, VALUE:]
+    tree.flat["cat_map"].extend(cat_map.tolist())
 
 
 def may_split(cfg, depth, m, weight):

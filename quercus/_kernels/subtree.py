@@ -1,0 +1,272 @@
+"""Growing a whole subtree in one kernel call.
+
+Deep trees are mostly small nodes, and for a small node the Python around the split search
+(the stack, the tree arrays, a handful of kernel calls) costs more than the search. When a
+node is small enough, the grower hands it here and this kernel grows everything below it
+with exactly the Python grower's rules and node order (depth first, first child first,
+children numbered contiguously when their parent splits), so the tree is the same.
+
+It serves every configuration without per-node randomness or Python-side work: no
+``max_features`` draw, no random splitter, no validation set (pre-pruning), no surrogate
+search (``max_surrogate=0`` is allowed), no absolute error. The grower checks that.
+"""
+
+import numpy as np
+from numba import njit
+
+from .criteria import GINI, SQUARED_ERROR, impurity
+from .histograms import feature_histogram
+from .partition import route, scatter
+from .splits import (CAT_BINARY, CAT_SUBSET, LEAF, LEARNED, MULTIWAY, SURROGATE, TIE_EPS,
+                     _split_missing, category_order, search_features)
+
+# Columns of the integer node table.
+KIND, FEATURE, CATEGORY, FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, \
+    CAT_MAP_START, MISSING_MODE, SUR_START = range(11)
+N_INT = 11
+# Columns of the float node table; the node's value follows from VALUE on.
+THRESHOLD, WEIGHT, IMPURITY, RHO, VALUE = range(5)
+
+_EPSILON = np.finfo(np.float64).eps
+
+
+@njit(cache=True, nogil=True)
+def _tol(x):
+    return TIE_EPS * max(1.0, abs(x))
+
+
+@njit(cache=True, nogil=True)
+def choose_split(found, dec, info, gain_ratio):
+    """:func:`quercus._selection.choose_split` in the kernel: the first candidate with the
+    largest decrease, or C4.5's rule (largest gain ratio among the candidates with at least
+    the average gain). -1 when none is valid."""
+    n_valid = 0
+    best = -np.inf
+    total = 0.0
+    for i in range(found.shape[0]):
+        if found[i]:
+            n_valid += 1
+            total += dec[i]
+            if dec[i] > best:
+                best = dec[i]
+    if n_valid == 0:
+        return -1
+    if not gain_ratio:
+        for i in range(found.shape[0]):
+            if found[i] and dec[i] >= best - _tol(best):
+                return i
+        return -1
+    mean = total / n_valid
+    best_ratio = -np.inf
+    for i in range(found.shape[0]):
+        if found[i] and dec[i] >= mean - _tol(mean):
+            r = _ratio(dec[i], info[i])
+            if r > best_ratio:
+                best_ratio = r
+    for i in range(found.shape[0]):
+        if found[i] and dec[i] >= mean - _tol(mean):
+            if _ratio(dec[i], info[i]) >= best_ratio - _tol(best_ratio):
+                return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _ratio(dec, info):
+    if info > 0.0:
+        return dec / info
+    return np.inf if dec > 0.0 else np.nan
+
+
+@njit(cache=True, nogil=True)
+def _new_nodes(ints, flts, count, n_new, depth):
+    """Reserve ``n_new`` leaf slots (the builder's defaults); grows the tables as needed."""
+    if count + n_new > ints.shape[0]:
+        cap = max(2 * ints.shape[0], count + n_new)
+        bigger_i = np.zeros((cap, ints.shape[1]), dtype=np.int64)
+        bigger_f = np.zeros((cap, flts.shape[1]))
+        bigger_i[:count] = ints[:count]
+        bigger_f[:count] = flts[:count]
+        ints, flts = bigger_i, bigger_f
+    for j in range(count, count + n_new):
+        ints[j, :] = 0
+        flts[j, :] = 0.0
+        ints[j, KIND] = LEAF
+        ints[j, FEATURE] = -1
+        ints[j, CATEGORY] = -1
+        ints[j, FIRST_CHILD] = -1
+        ints[j, MISSING_CHILD] = -1
+        ints[j, CAT_MAP_START] = -1
+        ints[j, DEPTH] = depth
+        flts[j, RHO] = 1.0
+    return ints, flts
+
+
+@njit(cache=True, nogil=True)
+def _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, n_left):
+    """Child (0 left, 1 right, -1 absent) of every category of an ordered split."""
+    nbf = n_bins[f]
+    bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, nbf + 1, n_stats,
+                                        criterion)
+    nk, _, _ = _split_missing(bins, counts, n, nbf)
+    order = category_order(counts[:nk], criterion)
+    cat_map = np.full(nbf, -1, dtype=np.int64)
+    for j in range(nk):
+        cat_map[bins[order[j]]] = 0 if j < n_left else 1
+    return cat_map
+
+
+@njit(cache=True, nogil=True)
+def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, regression,
+                 criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
+                 min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
+                 total_w, idx0, w0, stats0, used0, depth0, next_id, cat_map_base, sur_base):
+    """Grow the subtree below one node, as the Python grower would.
+
+    The node (samples ``idx0``, weights ``w0``, stats ``stats0``, attributes ``used0``
+    already used by a multiway split above it, at ``depth0``) is slot 0 of the returned
+    tables; the nodes it creates are slots 1.. and get tree indices ``next_id``.., so slot
+    ``j`` is node ``next_id + j - 1``. ``cat_map_base`` and ``sur_base`` are the lengths of
+    the tree's flat ``cat_map`` and surrogate lists, to which the subtree adds the returned
+    ``cat_map`` and no surrogates.
+
+    Returns (ints, flts, count, cat_map): the integer table (KIND, FEATURE, CATEGORY,
+    FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, CAT_MAP_START, MISSING_MODE,
+    SUR_START columns), the float table (THRESHOLD, WEIGHT, IMPURITY, RHO, then the
+    value), the number of slots used and the categories' children of ordered splits.
+    """
+    n_out = 1 if regression else n_stats
+    p = codes.shape[1]
+    stat_crit = SQUARED_ERROR if regression else GINI
+    ints = np.zeros((64, N_INT), dtype=np.int64)
+    flts = np.zeros((64, VALUE + n_out))
+    ints, flts = _new_nodes(ints, flts, 0, 1, depth0)
+    count = 1
+    cat_maps = np.empty(64, dtype=np.int64)
+    n_cat = 0
+    stack = [(0, idx0, w0, stats0, used0)]
+    while len(stack) > 0:
+        slot, idx, wi, stats, used = stack.pop()
+        m = idx.shape[0]
+        weight = 0.0
+        for i in range(m):
+            weight += wi[i]
+        imp = impurity(stats, criterion)
+        if regression:
+            flts[slot, VALUE] = stats[1] / stats[0]
+            y_min = np.inf
+            y_max = -np.inf
+            for i in range(m):
+                y_min = min(y_min, y[idx[i]])
+                y_max = max(y_max, y[idx[i]])
+            pure = imp <= _EPSILON or y_min == y_max
+            if pure:
+                imp = 0.0
+        else:
+            n_present = 0
+            for k in range(n_out):
+                flts[slot, VALUE + k] = stats[k]
+                if stats[k] > 0:
+                    n_present += 1
+            pure = n_present <= 1
+        flts[slot, IMPURITY] = imp
+        flts[slot, WEIGHT] = weight
+        ints[slot, N_SAMPLES] = m
+        depth = ints[slot, DEPTH]
+        if pure or (depth >= max_depth or m < min_samples_split or m < 2 * min_samples_leaf
+                    or weight < 2 * min_weight_leaf or weight < 2 * min_objects):
+            continue
+        n_feat = 0
+        for f in range(p):
+            if not used[f]:
+                n_feat += 1
+        if n_feat == 0:
+            continue
+        features = np.empty(n_feat, dtype=np.int64)
+        j = 0
+        for f in range(p):
+            if not used[f]:
+                features[j] = f
+                j += 1
+        found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search_features(
+            codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y, y2, n_stats,
+            criterion, cat_mode, missing_mode, min_samples_leaf, min_weight_leaf,
+            np.full(n_feat, -1.0), min_objects, np.zeros((0, n_stats)),
+            np.zeros(0, dtype=np.int64), np.zeros(p + 1, dtype=np.int64))
+        best = choose_split(found, dec, info, gain_ratio)
+        if best < 0:
+            continue
+        if weight / total_w * dec[best] + TIE_EPS < min_impurity_decrease:
+            continue
+        f = features[best]
+        k = kind[best]
+        nbf = n_bins[f]
+        n_children = nbf if k == MULTIWAY else 2
+        cat_map = np.zeros(1, dtype=np.int64)
+        if k == CAT_SUBSET:
+            cat_map = _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion,
+                                  split_bin[best])
+        branch = route(codes[:, f], idx, k, split_bin[best], cat_map, nbf)
+        known_w = np.zeros(n_children)
+        any_missing = False
+        for i in range(m):
+            if branch[i] >= 0:
+                known_w[branch[i]] += wi[i]
+            else:
+                any_missing = True
+        if n_children > 2:
+            majority = np.argmax(known_w)
+        else:
+            majority = 0 if known_w[0] > known_w[1] + 1e-12 * max(1.0, known_w[1]) else 1
+        known_total = known_w.sum()
+        shares = known_w / known_total if known_total > 0 else known_w
+        missing_child = majority
+        if missing_mode == LEARNED and miss_dir[best] >= 0:
+            missing_child = miss_dir[best]
+        if k == CAT_SUBSET:
+            if n_cat + nbf > cat_maps.shape[0]:
+                bigger = np.empty(max(2 * cat_maps.shape[0], n_cat + nbf), dtype=np.int64)
+                bigger[:n_cat] = cat_maps[:n_cat]
+                cat_maps = bigger
+            for c in range(nbf):
+                if cat_map[c] < 0:
+                    cat_map[c] = majority
+                cat_maps[n_cat + c] = cat_map[c]
+            ints[slot, CAT_MAP_START] = cat_map_base + n_cat
+            n_cat += nbf
+        ints[slot, MISSING_MODE] = missing_mode
+        ints[slot, SUR_START] = sur_base
+        if missing_mode != 0 and any_missing:  # not FRACTIONAL: one branch for all
+            for i in range(m):
+                if branch[i] < 0:
+                    branch[i] = missing_child
+        ints[slot, MISSING_CHILD] = missing_child
+        child_idx, child_w, offsets, child_stats, _ = scatter(
+            idx, wi, branch, n_children, shares, y, y2, n_stats, stat_crit)
+        ints, flts = _new_nodes(ints, flts, count, n_children, depth + 1)
+        first = count
+        count += n_children
+        ints[slot, KIND] = k
+        ints[slot, FEATURE] = f
+        flts[slot, THRESHOLD] = thr[best]
+        ints[slot, CATEGORY] = split_bin[best] if k == CAT_BINARY else -1
+        ints[slot, FIRST_CHILD] = next_id + first - 1
+        ints[slot, N_CHILDREN] = n_children
+        flts[slot, RHO] = rho[best]
+        child_used = used
+        if k == MULTIWAY:
+            child_used = used.copy()
+            child_used[f] = True
+        for c in range(n_children - 1, -1, -1):
+            s, e = offsets[c], offsets[c + 1]
+            w_c = 0.0
+            for i in range(s, e):
+                w_c += child_w[i]
+            if e > s and w_c > 0:
+                stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
+                              child_stats[c].copy(), child_used))
+            else:
+                # An empty branch (or one of zero weight) predicts as its parent.
+                for v in range(n_out):
+                    flts[first + c, VALUE + v] = flts[slot, VALUE + v]
+                ints[first + c, N_SAMPLES] = e - s
+    return ints, flts, count, cat_maps[:n_cat].copy()

@@ -1,0 +1,162 @@
+"""The subtree kernel grows exactly the tree the Python grower grows.
+
+Small nodes have their whole subtree grown by ``grow_subtree`` in one call. It must follow
+the Python grower's rules and node order to the letter: the same splits, thresholds, node
+numbering, values, missing-value routing and categorical maps. Each case fits once with the
+kernel off (every node in Python), once with it taking every node, and once with it taking
+only the small ones (a mixed tree), and compares every array of the fitted tree.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_diabetes, load_digits
+
+import quercus._grower as grower
+from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
+                     DecisionTreeRegressor, ID3Classifier)
+from quercus._grower import GrowConfig, subtree_allowed
+from quercus._kernels.subtree import choose_split as kernel_choose_split
+from quercus._selection import choose_split
+from quercus.datasets import load_watermelon
+
+
+def _with_limit(monkeypatch, limit, est, X, y, **fit):
+    monkeypatch.setattr(grower, "SUBTREE_MAX_SAMPLES", limit)
+    return est.fit(X, y, **fit).tree_
+
+
+def _assert_same_tree(a, b):
+    assert a.node_count == b.node_count
+    for name, arr in a.__dict__.items():
+        other = getattr(b, name)
+        if arr.dtype.kind == "f":
+            # Node weights are summed in another order (numpy's pairwise sum in Python).
+            np.testing.assert_allclose(other, arr, rtol=1e-12, atol=1e-12, err_msg=name)
+        else:
+            np.testing.assert_array_equal(other, arr, err_msg=name)
+
+
+def _digits(missing=0.0):
+    X, y = load_digits(return_X_y=True)
+    X = X[:900].astype(float)
+    if missing:
+        X[np.random.default_rng(0).random(X.shape) < missing] = np.nan
+    return X, y[:900]
+
+
+def _mixed_categorical():
+    """Numeric and categorical columns (3 to 12 levels), missing values in both."""
+    rng = np.random.default_rng(1)
+    n = 1500
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 40, n).astype(float),
+                      "c": pd.Categorical(rng.choice(list("pqr"), n)),
+                      "d": pd.Categorical(rng.choice([f"v{i}" for i in range(12)], n))})
+    y = ((X["a"] > 0) ^ (X["c"] == "q") ^ (X["d"].isin(["v1", "v5", "v7"]))).to_numpy()
+    y = np.where(rng.random(n) < 0.1, ~y, y).astype(int)
+    X.loc[rng.random(n) < 0.08, "a"] = np.nan
+    X.loc[rng.random(n) < 0.08, "d"] = np.nan
+    return X, y
+
+
+CLASSIFIERS = [
+    ("cart-gini", lambda: DecisionTreeClassifier(), _digits),
+    ("entropy-depth", lambda: DecisionTreeClassifier(criterion="entropy", max_depth=6,
+                                                     min_samples_leaf=3), _digits),
+    ("c45-unpruned", lambda: C45Classifier(pruning=None), _digits),
+    ("c45-missing", lambda: C45Classifier(pruning=None), lambda: _digits(0.1)),
+    ("learned-missing", lambda: DecisionTreeClassifier(), lambda: _digits(0.1)),
+    ("surrogate-none", lambda: CARTClassifier(max_surrogate=0), lambda: _digits(0.1)),
+    ("impurity-decrease", lambda: DecisionTreeClassifier(min_impurity_decrease=0.002),
+     _digits),
+    ("histogram", lambda: DecisionTreeClassifier(max_bins=4), _digits),
+    ("id3-multiway", lambda: ID3Classifier(), _mixed_categorical),
+    ("c45-multiway", lambda: C45Classifier(pruning=None), _mixed_categorical),
+    ("one-vs-rest-learned", lambda: DecisionTreeClassifier(), _mixed_categorical),
+    ("one-vs-rest-surrogate", lambda: CARTClassifier(max_surrogate=0), _mixed_categorical),
+    ("textbook-c45", lambda: C45Classifier(pruning=None), lambda: load_watermelon("3.0")),
+    ("textbook-id3", lambda: ID3Classifier(), lambda: load_watermelon("2.0")),
+]
+
+
+@pytest.mark.parametrize("name,make,data", CLASSIFIERS, ids=[c[0] for c in CLASSIFIERS])
+def test_subtree_kernel_grows_the_python_grower_s_classification_tree(monkeypatch, name,
+                                                                        make, data):
+    X, y = data()
+    python = _with_limit(monkeypatch, -1, make(), X, y)
+    kernel = _with_limit(monkeypatch, 10**9, make(), X, y)
+    mixed = _with_limit(monkeypatch, 60, make(), X, y)
+    assert python.node_count > 3
+    _assert_same_tree(python, kernel)
+    _assert_same_tree(python, mixed)
+
+
+def _regression_with_categories():
+    X, y = load_diabetes(return_X_y=True)
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame(X[:, :6], columns=list("abcdef"))
+    X["g"] = pd.Categorical(rng.choice([f"k{i}" for i in range(9)], len(X)))
+    X.loc[rng.random(len(X)) < 0.1, "g"] = np.nan
+    X.loc[rng.random(len(X)) < 0.1, "a"] = np.nan
+    return X, y + 10 * X["g"].cat.codes.to_numpy()
+
+
+REGRESSORS = [
+    ("squared", lambda: DecisionTreeRegressor()),
+    ("poisson", lambda: DecisionTreeRegressor(criterion="poisson", min_samples_leaf=2)),
+    ("ordered-surrogate-none", lambda: CARTRegressor(max_surrogate=0)),
+    ("ordered-fractional", lambda: DecisionTreeRegressor(missing_strategy="fractional",
+                                                         max_depth=8)),
+]
+
+
+@pytest.mark.parametrize("name,make", REGRESSORS, ids=[r[0] for r in REGRESSORS])
+def test_subtree_kernel_grows_the_python_grower_s_regression_tree(monkeypatch, name, make):
+    X, y = _regression_with_categories()
+    y = y - y.min() + 1.0  # positive, for Poisson
+    w = np.random.default_rng(3).integers(1, 4, len(y)).astype(float)
+    python = _with_limit(monkeypatch, -1, make(), X, y, sample_weight=w)
+    kernel = _with_limit(monkeypatch, 10**9, make(), X, y, sample_weight=w)
+    mixed = _with_limit(monkeypatch, 40, make(), X, y, sample_weight=w)
+    assert python.node_count > 3
+    _assert_same_tree(python, kernel)
+    _assert_same_tree(python, mixed)
+
+
+def _cfg(**kw):
+    base = dict(criterion=1, gain_ratio=False, cat_mode=1, missing_mode=2, max_surrogate=0,
+                random_splitter=False, max_depth=10, min_samples_split=2,
+                min_samples_leaf=1, min_weight_leaf=0.0, min_impurity_decrease=0.0,
+                max_features=5)
+    return GrowConfig(**{**base, **kw})
+
+
+def test_subtree_kernel_is_not_used_where_python_does_per_node_work():
+    assert subtree_allowed(_cfg(), 5)
+    assert subtree_allowed(_cfg(missing_mode=1, max_surrogate=0), 5)
+    assert not subtree_allowed(_cfg(missing_mode=1, max_surrogate=5), 5)  # surrogates
+    assert not subtree_allowed(_cfg(random_splitter=True), 5)  # draws per node
+    assert not subtree_allowed(_cfg(max_features=3), 5)  # draws per node
+    assert not subtree_allowed(_cfg(pre_prune=True), 5)  # validation set
+    assert not subtree_allowed(_cfg(criterion=4), 5)  # absolute error
+
+
+def test_surrogate_trees_keep_their_surrogates_on_small_nodes():
+    X, y = _digits(0.1)
+    tree = CARTClassifier().fit(X, y).tree_
+    small_internal = (tree.kind != 0) & (tree.n_node_samples < 50)
+    assert small_internal.any()
+    assert (tree.sur_count[small_internal] > 0).any()
+
+
+def test_kernel_choose_split_matches_python_selection():
+    rng = np.random.default_rng(4)
+    for trial in range(500):
+        n = int(rng.integers(1, 9))
+        found = rng.random(n) < 0.7
+        # Few distinct values, so that ties (and ties with the mean) are common.
+        dec = rng.integers(0, 4, n) / 4.0
+        info = rng.integers(1, 5, n) / 2.0
+        for gain_ratio in (False, True):
+            assert kernel_choose_split(found, dec, info, gain_ratio) == choose_split(
+                found, dec, info, gain_ratio), (found, dec, info, gain_ratio)
