@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 from scipy.stats import norm
 
+from ._kernels.pessimistic import added_errors_z, prune_pessimistic
 from ._kernels.predict import (accumulate_node_stats, child_shares, path_lengths_and_nodes,
                                predict_tree, stop_nodes)
 from ._kernels.splits import LEAF
@@ -174,20 +175,7 @@ def added_errors(n, e, cf):
     """C4.5's pessimistic estimate: extra errors at confidence ``cf`` for ``e`` errors in
     ``n`` cases (the upper confidence limit of the binomial, as in Quinlan's code and
     Weka's J48)."""
-    if n <= 0:
-        return 0.0
-    if e < 1:
-        base = n * (1 - cf ** (1.0 / n))
-        if e == 0:
-            return base
-        return base + e * (added_errors(n, 1.0, cf) - base)
-    if e + 0.5 >= n:
-        return max(n - e, 0.0)
-    z = _upper_z(cf)
-    f = (e + 0.5) / n
-    r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (
-        1 + z * z / n)
-    return r * n - e
+    return added_errors_z(float(n), float(e), float(cf), _upper_z(cf))
 
 
 def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
@@ -205,73 +193,49 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
     y = np.asarray(y_enc, dtype=np.float64)
     K = est.n_classes_
     t = tree.kernel_args()  # the same arrays, modified in place below
-
-    def stats_at(node, rows, wts):
-        return accumulate_node_stats(X_enc[rows], y[rows], y[rows], wts, t,
-                                     tree.weighted_n_node_samples, K, False, node)
-
-    def leaf_estimate(d):
-        n = d.sum()
-        e = n - d.max() if n > 0 else 0.0
-        return e + added_errors(n, e, cf)
+    z = _upper_z(cf)
 
     # Collapse, top-down: a subtree that makes no fewer training errors than its root as a
     # leaf becomes that leaf.
     train_err = _training_errors(tree)
+    below = _leaf_sums(tree, train_err)
     stack = [0]
     while stack:
         node = stack.pop()
         if tree.kind[node] == LEAF:
             continue
-        sub = sum(train_err[lf] for lf in subtree_leaves(tree, node))
-        if sub >= train_err[node] - 1e-3:
-            report.append(_record(tree, node, sub, train_err[node],
+        if below[node] >= train_err[node] - 1e-3:
+            report.append(_record(tree, node, below[node], train_err[node],
                                   "collapse: the subtree makes no fewer training errors", est))
             make_leaf(tree, node)
         else:
             stack.extend(tree.children(node))
 
-    def prune(node, rows, wts):
-        if tree.kind[node] == LEAF:
-            return
-        shares = child_shares(X_enc[rows], wts, t, tree.weighted_n_node_samples, node)
-        for j, c in enumerate(tree.children(node)):
-            m = shares[:, j] > 0
-            prune(c, rows[m], shares[m, j])
-        stats = stats_at(node, rows, wts)
-        leaf_err = leaf_estimate(stats[node])
-        tree_err = sum(leaf_estimate(stats[lf]) for lf in subtree_leaves(tree, node))
-        largest = max(tree.children(node), key=lambda c: stats[c].sum())
-        branch_err = np.inf
-        raised = None
-        if subtree_raising:
-            raised = stats_at(largest, rows, wts)
-            branch_err = sum(leaf_estimate(raised[lf]) for lf in subtree_leaves(tree, largest))
-        if leaf_err <= tree_err + 0.1 and leaf_err <= branch_err + 0.1:
-            report.append(_record(tree, node, tree_err, leaf_err,
-                                  "estimated errors as a leaf are not higher", est))
-            make_leaf(tree, node)
-        elif subtree_raising and branch_err <= tree_err + 0.1:
-            report.append(_record(tree, node, tree_err, branch_err,
-                                  "subtree raising: the largest branch replaces the node",
-                                  est))
-            counts = accumulate_node_stats(X_enc[rows], y[rows], y[rows], wts, t,
-                                           tree.weighted_n_node_samples, 1, False, largest,
-                                           True)[:, 0]
-            parent = tree.parent()
-            for n_ in _all_nodes(tree, largest):  # parents before children
-                # A branch the re-sorted data no longer reaches predicts as its parent.
-                tree.value[n_] = raised[n_] if raised[n_].sum() > 0 else tree.value[parent[n_]]
-                tree.weighted_n_node_samples[n_] = raised[n_].sum()
-                tree.n_node_samples[n_] = int(counts[n_])
-            for name in ("kind", "feature", "threshold", "category", "first_child",
-                         "n_children", "missing_mode", "missing_child", "sur_start",
-                         "sur_count", "rho", "cat_map_start"):
-                getattr(tree, name)[node] = getattr(tree, name)[largest]
-            prune(node, rows, wts)
-
-    prune(0, np.arange(X_enc.shape[0]), np.asarray(w, dtype=np.float64))
+    X = np.ascontiguousarray(X_enc, dtype=np.float64)
+    nodes, before, after, reason, removed, feature = prune_pessimistic(
+        X, y, np.asarray(w, dtype=np.float64), t, tree.weighted_n_node_samples, tree.value,
+        tree.n_node_samples, tree.rho, K, float(cf), z, bool(subtree_raising))
+    names = est.schema_.feature_names
+    for node, b, a, r, n_removed, f in zip(nodes.tolist(), before.tolist(), after.tolist(),
+                                          reason.tolist(), removed.tolist(),
+                                          feature.tolist()):
+        report.append({"node": node, "feature": names[f] if f >= 0 else None,
+                       "leaves_removed": n_removed, "error_before": b, "error_after": a,
+                       "reason": _PESSIMISTIC_REASONS[r]})
     return tree, report
+
+
+_PESSIMISTIC_REASONS = {1: "estimated errors as a leaf are not higher",
+                        2: "subtree raising: the largest branch replaces the node"}
+
+
+def _leaf_sums(tree, values):
+    """Sum of ``values`` over the leaves below every node (children come after parents)."""
+    out = np.where(tree.kind == LEAF, values, 0.0)
+    for node in np.flatnonzero(tree.kind != LEAF)[::-1]:
+        s = tree.first_child[node]
+        out[node] = out[s:s + tree.n_children[node]].sum()
+    return out
 
 
 def _training_errors(tree):

@@ -224,16 +224,26 @@ def accumulate_node_stats(X, y, y2, w, t, weighted_n, n_stats, regression, start
     spread over the branches by a missing value (C4.5) counts in each with the branch's share
     of its weight. A row that stops early (unseen category) counts only down to there.
     With ``count``, every visit adds 1 instead (the number of samples reaching a node)."""
+    out = np.zeros((t[0].shape[0], n_stats))
+    accumulate_into(out, X, np.arange(X.shape[0]), y, y2, w, t, weighted_n, regression,
+                    start, count)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def accumulate_into(out, X, rows, y, y2, w, t, weighted_n, regression, start, count):
+    """:func:`accumulate_node_stats` of the rows ``rows`` of ``X`` and ``y`` (weights
+    ``w[i]`` for ``rows[i]``), adding into ``out`` (n_nodes, n_stats)."""
     kind, feature, threshold, first_child = t[0], t[1], t[2], t[4]
     n_children = t[5]
-    n = X.shape[0]
+    n = rows.shape[0]
     n_nodes = kind.shape[0]
-    out = np.zeros((n_nodes, n_stats))
     stack_node = np.empty(n_nodes, dtype=np.int64)
     stack_w = np.empty(n_nodes)
-    for i in range(n):
+    for j in range(n):
+        i = rows[j]
         stack_node[0] = start
-        stack_w[0] = w[i]
+        stack_w[0] = w[j]
         top = 1
         while top > 0:
             top -= 1
@@ -260,7 +270,6 @@ def accumulate_node_stats(X, y, y2, w, t, weighted_n, n_stats, regression, start
                 if nxt < 0:
                     break
                 node = nxt
-    return out
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,302 @@
+"""C4.5's pessimistic error estimate, and the estimate of a subtree for re-sorted data."""
+
+import numpy as np
+from numba import njit, types
+from numba.typed import List
+
+from .predict import SLOW, SPREAD, _numeric_step, accumulate_into, next_node
+from .splits import LEAF
+
+
+@njit(cache=True, nogil=True)
+def added_errors_z(n, e, cf, z):
+    """Extra errors at confidence ``cf`` (``z`` its upper normal quantile) for ``e`` errors
+    in ``n`` cases: the upper confidence limit of the binomial, as in Quinlan's code and
+    Weka's J48 (below one error, interpolated between 0 and 1 error)."""
+    if n <= 0.0:
+        return 0.0
+    if e < 1.0:
+        base = n * (1.0 - cf ** (1.0 / n))
+        if e == 0.0:
+            return base
+        return base + e * (added_errors_z(n, 1.0, cf, z) - base)
+    if e + 0.5 >= n:
+        return max(n - e, 0.0)
+    f = (e + 0.5) / n
+    r = (f + z * z / (2.0 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4.0 * n * n))) / (
+        1.0 + z * z / n)
+    return r * n - e
+
+
+@njit(cache=True, nogil=True)
+def leaf_estimated_errors(dist, cf, z):
+    """Training errors of a leaf with class weights ``dist`` plus the pessimistic extra."""
+    n = 0.0
+    top = 0.0
+    for k in range(dist.shape[0]):
+        n += dist[k]
+        top = max(top, dist[k])
+    e = n - top if n > 0.0 else 0.0
+    return e + added_errors_z(n, e, cf, z)
+
+
+@njit(cache=True, nogil=True)
+def _class_weights(y, rows, w, n_classes):
+    dist = np.zeros(n_classes)
+    for i in range(rows.shape[0]):
+        dist[np.int64(y[rows[i]])] += w[i]
+    return dist
+
+
+@njit(cache=True, nogil=True)
+def _shares(X, rows, w, t, weighted_n, node):
+    """Weight of each row going to each child of ``node`` (a spread row shared out by the
+    children's training weights, a stopping row nowhere)."""
+    first, k = t[4][node], t[5][node]
+    out = np.zeros((rows.shape[0], k))
+    total = 0.0
+    for c in range(k):
+        total += weighted_n[first + c]
+    for i in range(rows.shape[0]):
+        x = X[rows[i]]
+        nxt = _numeric_step(x, node, t[0], t[1], t[2], t[4])
+        if nxt == SLOW:
+            nxt = next_node(x, node, t)
+        if nxt == SPREAD:
+            for c in range(k):
+                out[i, c] = w[i] * weighted_n[first + c] / total
+        elif nxt >= 0:
+            out[i, nxt - first] = w[i]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _count_leaves(t, node):
+    kind, first_child, n_children = t[0], t[4], t[5]
+    n = 0
+    stack = [node]
+    while len(stack) > 0:
+        v = stack.pop()
+        if kind[v] == LEAF:
+            n += 1
+        else:
+            for c in range(n_children[v]):
+                stack.append(first_child[v] + c)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _raise_branch(X, rows, y, w, t, weighted_n, value, n_node_samples, rho, node, largest,
+                  scratch):
+    """Subtree raising: ``largest`` replaces ``node`` and the node's rows are re-sorted
+    into its subtree (class weights, weight and sample count of every node below; a
+    branch the rows no longer reach predicts as its parent)."""
+    n_nodes = t[0].shape[0]
+    accumulate_into(scratch, X, rows, y, y, w, t, weighted_n, False, largest, False)
+    counts = np.zeros((n_nodes, 1))
+    accumulate_into(counts, X, rows, y, y, w, t, weighted_n, False, largest, True)
+    kind, first_child, n_children = t[0], t[4], t[5]
+    stack = [(largest, node)]
+    while len(stack) > 0:
+        v, parent = stack.pop()
+        total = scratch[v].sum()
+        if total > 0:
+            value[v] = scratch[v]
+        else:
+            value[v] = value[parent]
+        weighted_n[v] = total
+        n_node_samples[v] = np.int64(counts[v, 0])
+        scratch[v, :] = 0.0
+        if kind[v] != LEAF:
+            for c in range(n_children[v] - 1, -1, -1):
+                stack.append((first_child[v] + c, v))
+    # kind, feature, threshold, category, first_child, n_children, missing_mode,
+    # missing_child, cat_map_start, sur_start, sur_count (t[9] is the flat cat_map), rho
+    t[0][node] = t[0][largest]
+    t[1][node] = t[1][largest]
+    t[2][node] = t[2][largest]
+    t[3][node] = t[3][largest]
+    t[4][node] = t[4][largest]
+    t[5][node] = t[5][largest]
+    t[6][node] = t[6][largest]
+    t[7][node] = t[7][largest]
+    t[8][node] = t[8][largest]
+    t[10][node] = t[10][largest]
+    t[11][node] = t[11][largest]
+    rho[node] = rho[largest]
+
+
+@njit(cache=True, nogil=True)
+def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_classes, cf, z,
+                      subtree_raising):
+    """C4.5's bottom-up error-based pruning (see :func:`quercus._pruning.pessimistic`) in
+    place on the tree's arrays ``t`` (its kernel arguments), ``weighted_n``, ``value``,
+    ``n_node_samples`` and ``rho``, for the training rows ``X``, ``y``, ``w``.
+
+    Returns the decisions in order as (node, errors before, errors after, reason: 1 made a
+    leaf, 2 replaced by its largest branch, leaves removed, feature of the node).
+    """
+    kind, first_child, n_children = t[0], t[4], t[5]
+    n_nodes = kind.shape[0]
+    scratch = np.zeros((n_nodes, n_classes))
+    rec_node = List.empty_list(types.int64)
+    rec_before = List.empty_list(types.float64)
+    rec_after = List.empty_list(types.float64)
+    rec_reason = List.empty_list(types.int64)
+    rec_removed = List.empty_list(types.int64)
+    rec_feature = List.empty_list(types.int64)
+    # Frames of the depth-first walk: node, its rows and their weights, the children's
+    # shares, the next child, the summed estimate of the pruned children, the largest one.
+    f_node = [0]
+    f_rows = [np.arange(X.shape[0])]
+    f_w = [w.copy()]
+    f_shares = [np.zeros((0, 0))]
+    f_next = [-1]
+    f_err = [0.0]
+    f_largest = [-1]
+    f_largest_w = [-1.0]
+    ret_err = 0.0
+    ret_w = 0.0
+    while len(f_node) > 0:
+        top = len(f_node) - 1
+        node = f_node[top]
+        rows = f_rows[top]
+        wts = f_w[top]
+        j = f_next[top]
+        if j == -1:
+            if kind[node] == LEAF:
+                dist = _class_weights(y, rows, wts, n_classes)
+                ret_err = leaf_estimated_errors(dist, cf, z)
+                ret_w = dist.sum()
+                _pop(f_node, f_rows, f_w, f_shares, f_next, f_err, f_largest, f_largest_w)
+                _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child,
+                         ret_err, ret_w)
+                continue
+            f_shares[top] = _shares(X, rows, wts, t, weighted_n, node)
+            f_next[top] = 0
+            f_err[top] = 0.0
+            f_largest[top] = -1
+            f_largest_w[top] = -1.0
+            j = 0
+        if j < n_children[node]:
+            shares = f_shares[top]
+            f_next[top] = j + 1
+            n_in = 0
+            for i in range(rows.shape[0]):
+                if shares[i, j] > 0:
+                    n_in += 1
+            c_rows = np.empty(n_in, dtype=np.int64)
+            c_w = np.empty(n_in)
+            k = 0
+            for i in range(rows.shape[0]):
+                if shares[i, j] > 0:
+                    c_rows[k] = rows[i]
+                    c_w[k] = shares[i, j]
+                    k += 1
+            f_node.append(first_child[node] + j)
+            f_rows.append(c_rows)
+            f_w.append(c_w)
+            f_shares.append(np.zeros((0, 0)))
+            f_next.append(-1)
+            f_err.append(0.0)
+            f_largest.append(-1)
+            f_largest_w.append(-1.0)
+            continue
+        # Every branch is pruned: decide this node.
+        dist = _class_weights(y, rows, wts, n_classes)
+        leaf_err = leaf_estimated_errors(dist, cf, z)
+        tree_err = f_err[top]
+        largest = f_largest[top]
+        branch_err = np.inf
+        if subtree_raising:
+            accumulate_into(scratch, X, rows, y, y, wts, t, weighted_n, False, largest,
+                            False)
+            branch_err = _sum_leaf_estimates(scratch, t, largest, cf, z)
+        if leaf_err <= tree_err + 0.1 and leaf_err <= branch_err + 0.1:
+            _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature,
+                    node, tree_err, leaf_err, 1, _count_leaves(t, node) - 1, t[1][node])
+            kind[node] = LEAF
+            ret_err = leaf_err
+        elif subtree_raising and branch_err <= tree_err + 0.1:
+            _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature,
+                    node, tree_err, branch_err, 2, _count_leaves(t, node) - 1, t[1][node])
+            _raise_branch(X, rows, y, wts, t, weighted_n, value, n_node_samples, rho, node,
+                          largest, scratch)
+            f_next[top] = -1  # prune the raised branch again, in the node's place
+            continue
+        else:
+            ret_err = tree_err
+        ret_w = dist.sum()
+        _pop(f_node, f_rows, f_w, f_shares, f_next, f_err, f_largest, f_largest_w)
+        _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, ret_err, ret_w)
+    return (_ints(rec_node), _floats(rec_before), _floats(rec_after), _ints(rec_reason),
+            _ints(rec_removed), _ints(rec_feature))
+
+
+@njit(cache=True, nogil=True)
+def _ints(values):
+    out = np.empty(len(values), dtype=np.int64)
+    for i in range(len(values)):
+        out[i] = values[i]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _floats(values):
+    out = np.empty(len(values))
+    for i in range(len(values)):
+        out[i] = values[i]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _sum_leaf_estimates(scratch, t, start, cf, z):
+    """Sum of the leaves' estimates below ``start`` from the class weights in ``scratch``,
+    which is cleared on the way."""
+    kind, first_child, n_children = t[0], t[4], t[5]
+    total = 0.0
+    stack = [start]
+    while len(stack) > 0:
+        node = stack.pop()
+        if kind[node] == LEAF:
+            total += leaf_estimated_errors(scratch[node], cf, z)
+        else:
+            for c in range(n_children[node]):
+                stack.append(first_child[node] + c)
+        scratch[node, :] = 0.0
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature, node,
+            before, after, reason, removed, feature):
+    rec_node.append(node)
+    rec_before.append(before)
+    rec_after.append(after)
+    rec_reason.append(reason)
+    rec_removed.append(removed)
+    rec_feature.append(feature)
+
+
+@njit(cache=True, nogil=True)
+def _pop(f_node, f_rows, f_w, f_shares, f_next, f_err, f_largest, f_largest_w):
+    f_node.pop()
+    f_rows.pop()
+    f_w.pop()
+    f_shares.pop()
+    f_next.pop()
+    f_err.pop()
+    f_largest.pop()
+    f_largest_w.pop()
+
+
+@njit(cache=True, nogil=True)
+def _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, err, weight):
+    """Hand a pruned branch's estimate and weight to its parent's frame."""
+    if len(f_node) == 0:
+        return
+    top = len(f_node) - 1
+    f_err[top] += err
+    if weight > f_largest_w[top]:
+        f_largest_w[top] = weight
+        f_largest[top] = first_child[f_node[top]] + f_next[top] - 1

@@ -1,0 +1,131 @@
+"""C4.5's pessimistic pruning runs as one kernel; it must decide exactly as the
+straightforward recursive version (J48's ``C45PruneableClassifierTree.prune``) written below
+with the routing kernels: the same nodes pruned or raised, in the same order, with the same
+error estimates, and the same final tree."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_digits
+
+from quercus import C45Classifier, _prepare
+from quercus._kernels.predict import accumulate_node_stats, child_shares
+from quercus._kernels.splits import LEAF
+from quercus._pruning import (_all_nodes, _training_errors, added_errors, copy_tree,
+                              make_leaf, pessimistic, subtree_leaves)
+
+
+def reference_pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
+    """The recursion as J48 writes it: returns (tree, [(node, before, after, reason)])."""
+    tree = copy_tree(tree)
+    log = []
+    y = np.asarray(y_enc, dtype=np.float64)
+    K = est.n_classes_
+    t = tree.kernel_args()
+
+    def stats_at(node, rows, wts):
+        return accumulate_node_stats(X_enc[rows], y[rows], y[rows], wts, t,
+                                     tree.weighted_n_node_samples, K, False, node)
+
+    def estimate(d):
+        n = d.sum()
+        e = n - d.max() if n > 0 else 0.0
+        return e + added_errors(n, e, cf)
+
+    train_err = _training_errors(tree)
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        if tree.kind[node] == LEAF:
+            continue
+        if sum(train_err[lf] for lf in subtree_leaves(tree, node)) >= train_err[node] - 1e-3:
+            log.append((node, "collapse"))
+            make_leaf(tree, node)
+        else:
+            stack.extend(tree.children(node))
+
+    def prune(node, rows, wts):
+        if tree.kind[node] == LEAF:
+            return
+        shares = child_shares(X_enc[rows], wts, t, tree.weighted_n_node_samples, node)
+        for j, c in enumerate(tree.children(node)):
+            m = shares[:, j] > 0
+            prune(c, rows[m], shares[m, j])
+        stats = stats_at(node, rows, wts)
+        leaf_err = estimate(stats[node])
+        tree_err = sum(estimate(stats[lf]) for lf in subtree_leaves(tree, node))
+        largest = max(tree.children(node), key=lambda c: stats[c].sum())
+        branch_err, raised = np.inf, None
+        if subtree_raising:
+            raised = stats_at(largest, rows, wts)
+            branch_err = sum(estimate(raised[lf]) for lf in subtree_leaves(tree, largest))
+        if leaf_err <= tree_err + 0.1 and leaf_err <= branch_err + 0.1:
+            log.append((node, "leaf", tree_err, leaf_err))
+            make_leaf(tree, node)
+        elif subtree_raising and branch_err <= tree_err + 0.1:
+            log.append((node, "raise", tree_err, branch_err))
+            counts = accumulate_node_stats(X_enc[rows], y[rows], y[rows], wts, t,
+                                           tree.weighted_n_node_samples, 1, False, largest,
+                                           True)[:, 0]
+            parent = tree.parent()
+            for n_ in _all_nodes(tree, largest):
+                tree.value[n_] = raised[n_] if raised[n_].sum() > 0 else tree.value[parent[n_]]
+                tree.weighted_n_node_samples[n_] = raised[n_].sum()
+                tree.n_node_samples[n_] = int(counts[n_])
+            for name in ("kind", "feature", "threshold", "category", "first_child",
+                         "n_children", "missing_mode", "missing_child", "sur_start",
+                         "sur_count", "rho", "cat_map_start"):
+                getattr(tree, name)[node] = getattr(tree, name)[largest]
+            prune(node, rows, wts)
+
+    prune(0, np.arange(X_enc.shape[0]), np.asarray(w, dtype=np.float64))
+    return tree, log
+
+
+def _digits(missing):
+    X, y = load_digits(return_X_y=True)
+    X = X.astype(float)
+    X[np.random.default_rng(0).random(X.shape) < missing] = np.nan
+    return X, y
+
+
+def _categorical():
+    rng = np.random.default_rng(5)
+    n = 2000
+    X = pd.DataFrame({"a": rng.normal(size=n),
+                      "b": pd.Categorical(rng.choice([f"v{i}" for i in range(15)], n)),
+                      "c": pd.Categorical(rng.choice(list("xyz"), n))})
+    y = (X["a"] + X["b"].cat.codes * 0.2 + rng.normal(size=n) > 1.5).astype(int)
+    X.loc[rng.random(n) < 0.1, "b"] = np.nan
+    X.loc[rng.random(n) < 0.1, "a"] = np.nan
+    return X, y.to_numpy()
+
+
+CASES = [("digits", lambda: _digits(0.0)), ("digits-missing", lambda: _digits(0.15)),
+         ("categorical-missing", _categorical)]
+
+
+@pytest.mark.parametrize("raising", [True, False])
+@pytest.mark.parametrize("cf", [0.05, 0.25, 0.6])
+@pytest.mark.parametrize("name,data", CASES, ids=[c[0] for c in CASES])
+def test_pessimistic_kernel_decides_as_the_recursive_reference(name, data, cf, raising):
+    X, y = data()
+    est = C45Classifier(pruning=None, max_bins=None).fit(X, y)
+    X_enc = _prepare.encode(X, est.schema_)
+    y_enc = np.searchsorted(est.classes_, y)
+    w = np.ones(len(y))
+    ref_tree, ref_log = reference_pessimistic(est, est.tree_, X_enc, y_enc, w, cf, raising)
+    tree, report = pessimistic(est, est.tree_, X_enc, y_enc, w, cf, raising)
+    decisions = [r for r in report if not r["reason"].startswith("collapse")]
+    ref_decisions = [r for r in ref_log if r[1] != "collapse"]
+    assert len(decisions) == len(ref_decisions) > 0
+    if raising and cf >= 0.25:
+        assert any(r[1] == "raise" for r in ref_decisions) or name == "digits"
+    for got, (node, kind, before, after) in zip(decisions, ref_decisions):
+        assert got["node"] == node
+        assert got["reason"].startswith("subtree raising") == (kind == "raise")
+        assert got["error_before"] == pytest.approx(before, rel=1e-9, abs=1e-9)
+        assert got["error_after"] == pytest.approx(after, rel=1e-9, abs=1e-9)
+    for name_, arr in ref_tree.__dict__.items():
+        np.testing.assert_allclose(getattr(tree, name_), arr, rtol=1e-9, atol=1e-9,
+                                   err_msg=name_)
