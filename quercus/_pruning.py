@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 from scipy.stats import norm
 
+from ._kernels.complexity import weakest_links
 from ._kernels.pessimistic import added_errors_z, prune_pessimistic
 from ._kernels.predict import (accumulate_node_stats, child_shares, path_lengths_and_nodes,
                                predict_tree, stop_nodes)
@@ -245,17 +246,6 @@ def _training_errors(tree):
     return np.where(tree.weighted_n_node_samples > 0, err, 0.0)
 
 
-def _all_nodes(tree, node):
-    out = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        if tree.kind[n] != LEAF:
-            stack.extend(tree.children(n))
-    return out
-
-
 # ---------------------------------------------------------------- cost complexity
 def node_risk(est, tree, loss):
     """R(t) of every node as its share of the root's weight times its loss:
@@ -280,69 +270,16 @@ def weakest_link_path(est, tree, loss="impurity"):
     whose ``g`` equals the minimum. Returns (alphas, total leaf risk of each subtree, the
     nodes pruned at each step); the first alpha is 0 (the full tree).
     """
-    risk = node_risk(est, tree, loss)
-    n = tree.node_count
-    parent = tree.parent()
-    internal = tree.kind != LEAF
-    leaf_sum = np.where(internal, 0.0, risk)
-    n_leaves = np.where(internal, 0, 1).astype(np.int64)
-    for node in postorder(tree):  # children first
-        kids = tree.children(node)
-        leaf_sum[node] = leaf_sum[kids].sum()
-        n_leaves[node] = n_leaves[kids].sum()
-    active = internal.copy()
-
-    def g_of(nodes):
-        return (risk[nodes] - leaf_sum[nodes]) / np.maximum(n_leaves[nodes] - 1, 1)
-
-    g = np.full(n, np.inf)
-    g[active] = g_of(np.flatnonzero(active))
-    alphas, risks, steps = [0.0], [leaf_sum[0] if internal[0] else risk[0]], [[]]
-    while active[0]:
-        best = g.min()
-        pruned = np.flatnonzero(active & (g <= best + 1e-12 * max(1.0, abs(best))))
-        # Prune the topmost ones: a pruned node's descendants go with it.
-        pruned_set = set(pruned.tolist())
-        top = [p for p in pruned if not _has_ancestor_in(parent, p, pruned_set)]
-        for p in top:
-            stack = [p]
-            while stack:
-                d = stack.pop()
-                if active[d]:
-                    active[d] = False
-                    g[d] = np.inf
-                    stack.extend(tree.children(d))
-            d_risk = leaf_sum[p] - risk[p]
-            d_leaves = n_leaves[p] - 1
-            a = parent[p]
-            while a >= 0:
-                leaf_sum[a] -= d_risk
-                n_leaves[a] -= d_leaves
-                a = parent[a]
-            leaf_sum[p] = risk[p]
-            n_leaves[p] = 1
-        ancestors = set()
-        for p in top:
-            a = parent[p]
-            while a >= 0 and a not in ancestors:
-                ancestors.add(a)
-                a = parent[a]
-        anc = np.asarray(sorted(ancestors), dtype=np.int64)
-        if anc.size:
-            g[anc] = np.where(active[anc], g_of(anc), np.inf)
-        alphas.append(max(float(best), 0.0))
-        risks.append(leaf_sum[0] if active[0] else risk[0])
-        steps.append([int(p) for p in top])
-    return np.asarray(alphas), np.asarray(risks), steps
+    alphas, risks, _, _, steps = _weakest_links(est, tree, loss)
+    return alphas, risks, steps
 
 
-def _has_ancestor_in(parent, node, nodes):
-    a = parent[node]
-    while a >= 0:
-        if a in nodes:
-            return True
-        a = parent[a]
-    return False
+def _weakest_links(est, tree, loss):
+    """:func:`weakest_link_path` plus the (internal nodes, leaves) of every subtree."""
+    alphas, risks, n_int, n_leaves, ptr, nodes = weakest_links(
+        node_risk(est, tree, loss), tree.kind, tree.first_child, tree.n_children)
+    steps = [nodes[ptr[s]:ptr[s + 1]].tolist() for s in range(alphas.size)]
+    return alphas, risks, n_int, n_leaves, steps
 
 
 def prune_at_alpha(est, tree, alpha, loss="impurity", path=None):
@@ -415,9 +352,8 @@ def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
     from sklearn.model_selection import KFold, StratifiedKFold, check_cv
     from sklearn.utils import _safe_indexing
 
-    alphas, risks, steps = weakest_link_path(est, tree, loss)
+    alphas, risks, n_int, n_leaves, steps = _weakest_links(est, tree, loss)
     risk_root = node_risk(est, tree, loss)[0]
-    sizes = _sizes_along(tree, steps)
     upper = np.append(alphas[1:], np.inf)
     eval_alpha = np.sqrt(alphas * upper)
     eval_alpha[0] = 0.0 if alphas.size > 1 else np.inf
@@ -458,22 +394,9 @@ def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
     xstd = np.sqrt(((errors - errors.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)) / root_err
     return pd.DataFrame({
         "alpha": alphas, "cp": alphas / risk_root if risk_root > 0 else alphas,
-        "n_splits": sizes[:, 0], "n_leaves": sizes[:, 1],
+        "n_splits": n_int, "n_leaves": n_leaves,
         "rel_error": risks / risk_root if risk_root > 0 else risks,
         "xerror": xerror, "xstd": xstd})
-
-
-def _sizes_along(tree, steps):
-    """(internal nodes, leaves) of each subtree of the sequence."""
-    t = copy_tree(tree)
-    out = []
-    for nodes in steps:
-        for node in nodes:
-            make_leaf(t, node)
-        reach = _all_nodes(t, 0)
-        n_int = sum(1 for n in reach if t.kind[n] != LEAF)
-        out.append((n_int, len(reach) - n_int))
-    return np.asarray(out, dtype=np.int64)
 
 
 def choose_row(table, rule):

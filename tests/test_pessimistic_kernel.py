@@ -11,8 +11,8 @@ from sklearn.datasets import load_digits
 from quercus import C45Classifier, _prepare
 from quercus._kernels.predict import accumulate_node_stats, child_shares
 from quercus._kernels.splits import LEAF
-from quercus._pruning import (_all_nodes, _training_errors, added_errors, copy_tree,
-                              make_leaf, pessimistic, subtree_leaves)
+from quercus._pruning import (_training_errors, added_errors, copy_tree, make_leaf,
+                              pessimistic, subtree_leaves)
 
 
 def reference_pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
@@ -80,6 +80,16 @@ def reference_pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
 
     prune(0, np.arange(X_enc.shape[0]), np.asarray(w, dtype=np.float64))
     return tree, log
+
+
+def _all_nodes(tree, node):
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if tree.kind[n] != LEAF:
+            stack.extend(tree.children(n))
+    return out
 
 
 def _digits(missing):

@@ -1,0 +1,125 @@
+"""Breiman et al.'s weakest-link sequence on the flat tree, in one kernel call."""
+
+import numpy as np
+from numba import njit
+
+from .splits import LEAF
+
+
+@njit(cache=True, nogil=True)
+def weakest_links(risk, kind, first_child, n_children):
+    """The nested subtrees of minimal cost complexity.
+
+    ``g(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1)`` for every internal node reachable from
+    the root; each step prunes every internal node whose ``g`` is the minimum (within
+    rounding), the topmost ones (a pruned node's descendants go with it, in index order).
+
+    Returns (alphas, leaf risk, n_internal, n_leaves, step_ptr, step_nodes): one entry per
+    subtree, the full tree first (alpha 0, nothing pruned); subtree ``s`` is the one before
+    it with ``step_nodes[step_ptr[s]:step_ptr[s + 1]]`` made leaves.
+    """
+    n = kind.shape[0]
+    parent = np.full(n, -1, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)  # reachable nodes, parents before children
+    order[0] = 0
+    n_reach = 1
+    i = 0
+    while i < n_reach:
+        v = order[i]
+        if kind[v] != LEAF:
+            for c in range(n_children[v]):
+                parent[first_child[v] + c] = v
+                order[n_reach] = first_child[v] + c
+                n_reach += 1
+        i += 1
+    active = np.zeros(n, dtype=np.bool_)
+    leaf_sum = np.zeros(n)
+    n_leaves = np.zeros(n, dtype=np.int64)
+    for i in range(n_reach - 1, -1, -1):  # children first
+        v = order[i]
+        if kind[v] == LEAF:
+            leaf_sum[v] = risk[v]
+            n_leaves[v] = 1
+        else:
+            active[v] = True
+            for c in range(n_children[v]):
+                leaf_sum[v] += leaf_sum[first_child[v] + c]
+                n_leaves[v] += n_leaves[first_child[v] + c]
+    g = np.full(n, np.inf)
+    n_active = 0
+    for v in range(n):
+        if active[v]:
+            g[v] = _g(risk, leaf_sum, n_leaves, v)
+            n_active += 1
+    alphas = [0.0]
+    risks = [leaf_sum[0] if active[0] else risk[0]]
+    n_int = [n_active]
+    n_lv = [n_leaves[0] if active[0] else 1]
+    step_ptr = [0, 0]
+    step_nodes = [np.int64(0)]
+    step_nodes.pop()
+    in_step = np.zeros(n, dtype=np.bool_)
+    while active[0]:
+        best = np.inf
+        for v in range(n):
+            if g[v] < best:
+                best = g[v]
+        tol = best + 1e-12 * max(1.0, abs(best))
+        for v in range(n):
+            in_step[v] = active[v] and g[v] <= tol
+        first_new = len(step_nodes)
+        for v in range(n):
+            if not in_step[v]:
+                continue
+            a = parent[v]
+            covered = False
+            while a >= 0:
+                if in_step[a]:
+                    covered = True
+                    break
+                a = parent[a]
+            if not covered:
+                step_nodes.append(v)
+        for s in range(first_new, len(step_nodes)):
+            v = step_nodes[s]
+            stack = [v]
+            while len(stack) > 0:
+                d = stack.pop()
+                if active[d]:
+                    active[d] = False
+                    g[d] = np.inf
+                    n_active -= 1
+                    for c in range(n_children[d]):
+                        stack.append(first_child[d] + c)
+            d_risk = leaf_sum[v] - risk[v]
+            d_leaves = n_leaves[v] - 1
+            a = parent[v]
+            while a >= 0:
+                leaf_sum[a] -= d_risk
+                n_leaves[a] -= d_leaves
+                a = parent[a]
+            leaf_sum[v] = risk[v]
+            n_leaves[v] = 1
+        for s in range(first_new, len(step_nodes)):
+            a = parent[step_nodes[s]]
+            while a >= 0:
+                if active[a]:
+                    g[a] = _g(risk, leaf_sum, n_leaves, a)
+                a = parent[a]
+        for v in range(n):
+            in_step[v] = False
+        alphas.append(max(best, 0.0))
+        risks.append(leaf_sum[0] if active[0] else risk[0])
+        n_int.append(n_active)
+        n_lv.append(n_leaves[0] if active[0] else 1)
+        step_ptr.append(len(step_nodes))
+    out_nodes = np.empty(len(step_nodes), dtype=np.int64)
+    for s in range(len(step_nodes)):
+        out_nodes[s] = step_nodes[s]
+    return (np.array(alphas), np.array(risks), np.array(n_int, dtype=np.int64),
+            np.array(n_lv, dtype=np.int64), np.array(step_ptr, dtype=np.int64), out_nodes)
+
+
+@njit(cache=True, nogil=True)
+def _g(risk, leaf_sum, n_leaves, v):
+    return (risk[v] - leaf_sum[v]) / max(n_leaves[v] - 1, 1)
