@@ -327,20 +327,34 @@ def encode_target(y, n_samples):
         i = int(np.flatnonzero(~np.isfinite(y))[0])
         raise ValueError(f"Input y contains infinity ({float(y[i])!r}) at row {i}; class "
                          f"labels must be finite.")
+    # Hash the labels once (pandas), then check and sort only the distinct ones: sorting
+    # a column of strings was most of a small fit.
+    first_codes, uniques = pd.factorize(y)
+    n_unique = len(uniques)
+    first_row = np.empty(n_unique, dtype=np.int64)
+    first_row[first_codes[::-1]] = np.arange(y.shape[0] - 1, -1, -1)
+    distinct = y[first_row]  # the labels themselves, in y's dtype
     if y.dtype == object:
         kinds = {"str" if isinstance(v, str) else
                  "bool" if isinstance(v, (bool, np.bool_)) else
                  "number" if isinstance(v, numbers.Number) else type(v).__name__
-                 for v in y}
+                 for v in distinct}
         if len(kinds) > 1:
             raise ValueError(f"y mixes label types ({', '.join(sorted(kinds))}); labels "
                              f"must be all strings or all numbers.")
-    check_classification_targets(y)
+    # scikit-learn's check (and its warnings) as on y; for strings, on their codes, which
+    # classify alike and sort without comparing strings.
+    strings = y.dtype == object and y.shape[0] > 0 and isinstance(y[0], str)
+    check_classification_targets(first_codes if strings else y)
     try:
-        classes, codes = np.unique(y, return_inverse=True)
+        order = np.argsort(distinct, kind="stable")
     except TypeError:
         raise ValueError("y mixes label types (for example strings and numbers); labels "
                          "must be all strings or all numbers.") from None
+    classes = distinct[order]
+    rank = np.empty(n_unique, dtype=np.int64)
+    rank[order] = np.arange(n_unique)
+    codes = rank[first_codes]
     codes = codes.astype(np.int32)
     return classes, codes, class_priority(codes, len(classes))
 
