@@ -160,10 +160,11 @@ def grow(data, cfg, rng, validation=None):
     stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
     log = []  # pre-pruning decisions
     in_kernel = subtree_allowed(cfg, p)
+    deferred = []  # small nodes whose subtrees the kernel grows once the top is done
     while stack:
         node, idx, wi, stats, used, val, hist = stack.pop()
         if in_kernel and idx.size <= SUBTREE_MAX_SAMPLES:
-            _grow_below(data, cfg, tree, node, idx, wi, stats, used, total_w)
+            deferred.append((node, idx, wi, stats, used))
             continue
         value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
         tree["value"][node] = value
@@ -225,6 +226,7 @@ def grow(data, cfg, rng, validation=None):
                             "reason": "pre-pruning: the split does not lower the validation "
                                       "error" if cfg.strict else
                                       "pre-pruning: the split raises the validation error"})
+    _grow_below(data, cfg, tree, deferred, total_w)
     return tree.freeze(), log
 
 
@@ -236,24 +238,49 @@ def subtree_allowed(cfg, p):
             and (cfg.missing_mode != SURROGATE or cfg.max_surrogate == 0))
 
 
-def _grow_below(data, cfg, tree, node, idx, wi, stats, used, total_w):
-    """Grow the whole subtree of ``node`` in one kernel call and copy it into ``tree``."""
-    ints, flts, count, cat_map = grow_subtree(
-        data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets, data.y,
-        data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
-        cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
-        cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
-        cfg.min_objects, total_w, idx, wi, stats, used, int(tree["depth"][node]),
-        tree.count, len(tree.flat["cat_map"]), len(tree.flat["sur_feature"]))
+def _grow_below(data, cfg, tree, deferred, total_w):
+    """Grow the subtrees of the ``deferred`` small nodes, each in one kernel call, and
+    append them to ``tree`` in the order deferred. The calls are independent and release
+    the GIL, so they run on the fit's threads; the tree does not depend on how many."""
+    def one(item):
+        node, idx, wi, stats, used = item
+        return grow_subtree(
+            data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets, data.y,
+            data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
+            cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
+            cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
+            cfg.min_objects, total_w, idx, wi, stats, used, int(tree["depth"][node]), 0, 0,
+            len(tree.flat["sur_feature"]))
+
+    threads = numba.get_num_threads()
+    work = sum(item[1].size for item in deferred) * data.codes.shape[1]
+    if threads > 1 and len(deferred) > 1 and work >= PARALLEL_MIN_CELLS:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(threads) as pool:
+            results = list(pool.map(one, deferred))
+    else:
+        results = map(one, deferred)
+    for item, result in zip(deferred, results):
+        _splice(tree, item[0], *result)
+
+
+def _splice(tree, node, ints, flts, count, cat_map):
+    """Copy a subtree grown by the kernel (slot 0 is ``node``, slot j its (j-1)-th new
+    node, cat_map offsets from 0) into ``tree``."""
+    first = tree.count
     if count > 1:
         tree.add(count - 1, 0)
-    rows = np.concatenate(([node], np.arange(tree.count - count + 1, tree.count)))
+    rows = np.concatenate(([node], np.arange(first, first + count - 1)))
+    ints = ints[:count]
+    internal = ints[:, FIRST_CHILD] >= 0
+    ints[internal, FIRST_CHILD] += first
+    ints[ints[:, CAT_MAP_START] >= 0, CAT_MAP_START] += len(tree.flat["cat_map"])
     for name, col in (("kind", KIND), ("feature", FEATURE), ("category", CATEGORY),
                       ("first_child", FIRST_CHILD), ("n_children", N_CHILDREN),
                       ("depth", DEPTH), ("n_node_samples", N_SAMPLES),
                       ("missing_child", MISSING_CHILD), ("cat_map_start", CAT_MAP_START),
                       ("missing_mode", MISSING_MODE), ("sur_start", SUR_START)):
-        tree[name][rows] = ints[:count, col]
+        tree[name][rows] = ints[:, col]
     for name, col in (("threshold", THRESHOLD), ("weighted_n_node_samples", WEIGHT),
                       ("impurity", IMPURITY), ("rho", RHO)):
         tree[name][rows] = flts[:count, col]

@@ -26,11 +26,43 @@ def _with_limit(monkeypatch, limit, est, X, y, **fit):
     return est.fit(X, y, **fit).tree_
 
 
+def _canonical(tree):
+    """The tree's nodes in breadth-first order from the root, children ids renumbered and
+    the flat cat_map / surrogate slices inlined: equal for equal trees, however the grower
+    numbered the nodes."""
+    order, first = [0], {}
+    i = 0
+    while i < len(order):
+        v = order[i]
+        if tree.kind[v] != 0:
+            first[v] = len(order)
+            order.extend(range(tree.first_child[v], tree.first_child[v] + tree.n_children[v]))
+        i += 1
+    out = {}
+    for name, arr in tree.__dict__.items():
+        if name in ("cat_map", "sur_feature", "sur_kind", "sur_threshold", "sur_category",
+                    "sur_flip", "sur_agreement", "sur_start", "cat_map_start"):
+            continue
+        out[name] = np.asarray(arr)[order]
+    out["first_child"] = np.array([first.get(v, -1) for v in order])
+    starts = sorted(set(tree.cat_map_start[tree.cat_map_start >= 0].tolist()))
+    ends = dict(zip(starts, starts[1:] + [len(tree.cat_map)]))
+    out["cat_map"] = [tree.cat_map[tree.cat_map_start[v]:ends[tree.cat_map_start[v]]].tolist()
+                      if tree.cat_map_start[v] >= 0 else None for v in order]
+    out["surrogates"] = [[(int(tree.sur_feature[s]), float(tree.sur_threshold[s]))
+                          for s in range(tree.sur_start[v], tree.sur_start[v]
+                                         + tree.sur_count[v])] for v in order]
+    return out
+
+
 def _assert_same_tree(a, b):
     assert a.node_count == b.node_count
-    for name, arr in a.__dict__.items():
-        other = getattr(b, name)
-        if arr.dtype.kind == "f":
+    ca, cb = _canonical(a), _canonical(b)
+    for name, arr in ca.items():
+        other = cb[name]
+        if isinstance(arr, list):
+            assert other == arr, name
+        elif arr.dtype.kind == "f":
             # Node weights are summed in another order (numpy's pairwise sum in Python).
             np.testing.assert_allclose(other, arr, rtol=1e-12, atol=1e-12, err_msg=name)
         else:

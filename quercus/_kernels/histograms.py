@@ -53,14 +53,16 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
             _accumulate(dense, b, y[s], y2[s], wi[i], criterion)
             dense_n[b] += 1
         return compact_histogram(dense, dense_n)
-    local = np.empty(m, dtype=np.int64)
+    # Sort (code, position) pairs packed in one integer: a plain sort, and within a code
+    # the samples keep their order (as a stable argsort would give).
+    keys = np.empty(m, dtype=np.int64)
     for i in range(m):
-        local[i] = codes_f[idx[i]]
-    order = np.argsort(local, kind="mergesort")
+        keys[i] = (np.int64(codes_f[idx[i]]) << 32) | i
+    keys.sort()
     n_present = 0
     prev = -1
     for i in range(m):
-        b = local[order[i]]
+        b = keys[i] >> 32
         if b != prev:
             n_present += 1
             prev = b
@@ -70,8 +72,8 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
     j = -1
     prev = -1
     for i in range(m):
-        pos = order[i]
-        b = local[pos]
+        b = keys[i] >> 32
+        pos = keys[i] & 0xFFFFFFFF
         if b != prev:
             j += 1
             bins[j] = b

@@ -187,9 +187,6 @@ def scan_ordered(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n, m
         for k in range(n_stats):
             total[k] += counts[b, k]
     left = np.zeros(n_stats)
-    right = np.empty(n_stats)
-    la = np.empty(n_stats)
-    ra = np.empty(n_stats)
     learned = missing_mode == 2 and n_miss > 0
     best_t = -1
     best_dir = -1
@@ -202,6 +199,9 @@ def scan_ordered(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n, m
     if not learned and criterion != POISSON:
         return _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n,
                            min_leaf_w, lo_t, hi_t), -1
+    right = np.empty(n_stats)
+    la = np.empty(n_stats)
+    ra = np.empty(n_stats)
     for t in range(lo_t, hi_t):
         left_n += n[t]
         for k in range(n_stats):

@@ -144,6 +144,10 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
     cat_maps = np.empty(64, dtype=np.int64)
     n_cat = 0
     stack = [(0, idx0, w0, stats0, used0)]
+    exhaustive = np.full(p, -1.0)  # no random thresholds
+    no_hist = np.zeros((0, n_stats))
+    no_hist_n = np.zeros(0, dtype=np.int64)
+    no_hist_offsets = np.zeros(p + 1, dtype=np.int64)
     while len(stack) > 0:
         slot, idx, wi, stats, used = stack.pop()
         m = idx.shape[0]
@@ -190,8 +194,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
         found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search_features(
             codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y, y2, n_stats,
             criterion, cat_mode, missing_mode, min_samples_leaf, min_weight_leaf,
-            np.full(n_feat, -1.0), min_objects, np.zeros((0, n_stats)),
-            np.zeros(0, dtype=np.int64), np.zeros(p + 1, dtype=np.int64))
+            exhaustive[:n_feat], min_objects, no_hist, no_hist_n, no_hist_offsets)
         best = choose_split(found, dec, info, gain_ratio)
         if best < 0:
             continue
