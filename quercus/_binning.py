@@ -88,13 +88,19 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None):
             bin_range[:, offsets[j]:offsets[j + 1]] = known[j]
             known[j] = None
     codes = np.empty((n, p), dtype=code_dtype(int(n_bins.max())), order="F")
+    # A numeric column whose distinct values are all known is coded from their ranks (one
+    # sort, column by column); a binary search per value misses the cache on big columns.
+    precoded = ~np.asarray(is_categorical, dtype=np.bool_) & ~track
+    for j in np.flatnonzero(precoded):
+        _code_by_rank(X_enc[:, j], bin_range[1, offsets[j]:offsets[j + 1]], n_bins[j],
+                      codes[:, j])
     track_offsets = np.zeros(p + 1, dtype=np.int64)
     track_offsets[1:] = np.cumsum(np.where(track, n_bins, 0))
     n_chunks = (n + _ROWS - 1) // _ROWS
     code_rows = _code_rows_parallel if n_chunks > 1 else _code_rows
     lo_t, hi_t = code_rows(X_enc, np.asarray(is_categorical, dtype=np.bool_), n_bins,
                            bin_range[1], offsets, _flat(edges), _flat_offsets(edges), codes,
-                           track_offsets, n_chunks)
+                           track_offsets, n_chunks, precoded)
     lo_t, hi_t = lo_t.min(axis=0), hi_t.max(axis=0)  # min / max: exact in any order
     for j in np.flatnonzero(track):
         bin_range[0, offsets[j]:offsets[j + 1]] = lo_t[track_offsets[j]:track_offsets[j + 1]]
@@ -114,6 +120,21 @@ def _flat_offsets(arrays):
     offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([len(a) for a in arrays])
     return offsets
+
+
+def _code_by_rank(col, hi, n_bins_f, out):
+    """Codes of one numeric column whose bins' largest values ``hi`` are known: the bin of
+    each distinct value (by rank), spread back to the rows; NaN gets ``n_bins_f``."""
+    nan = np.isnan(col)
+    known = col[~nan] if nan.any() else col
+    uniq, inv = np.unique(known, return_inverse=True)
+    # A value's bin is the first whose largest value reaches it.
+    which = np.searchsorted(hi, uniq, side="left").astype(out.dtype)
+    if nan.any():
+        out[nan] = n_bins_f
+        out[~nan] = which[inv]
+    else:
+        out[:] = which[inv]
 
 
 def _numeric_edges(col, max_bins):
@@ -173,24 +194,25 @@ def _bin_of(edges, start, stop, v):
 
 @njit(cache=True, nogil=True)
 def _code_rows(X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes, track_offsets,
-               n_chunks):
-    """Fill ``codes``, block of rows by block; return per block the smallest and largest
-    value of every tracked bin (features whose edges came from a sample)."""
+               n_chunks, precoded):
+    """Fill ``codes`` but for the ``precoded`` columns, block of rows by block; return per
+    block the smallest and largest value of every tracked bin (features whose edges came
+    from a sample)."""
     lo, hi_t = _range_outputs(n_chunks, track_offsets[X.shape[1]])
     for c in range(n_chunks):
         _code_block(c, X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes,
-                    track_offsets, lo, hi_t)
+                    track_offsets, lo, hi_t, precoded)
     return lo, hi_t
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _code_rows_parallel(X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes,
-                        track_offsets, n_chunks):
+                        track_offsets, n_chunks, precoded):
     """:func:`_code_rows` in parallel over the blocks of rows."""
     lo, hi_t = _range_outputs(n_chunks, track_offsets[X.shape[1]])
     for c in prange(n_chunks):
         _code_block(c, X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes,
-                    track_offsets, lo, hi_t)
+                    track_offsets, lo, hi_t, precoded)
     return lo, hi_t
 
 
@@ -201,12 +223,14 @@ def _range_outputs(n_chunks, n_track):
 
 @njit(cache=True, nogil=True)
 def _code_block(c, X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes,
-                track_offsets, lo_t, hi_t):
+                track_offsets, lo_t, hi_t, precoded):
     """Code rows of block ``c``: a tracked feature by its sampled edges (recording its bins'
     ranges), the others by their bins' largest values."""
     n, p = X.shape
     for i in range(c * _ROWS, min(n, (c + 1) * _ROWS)):
         for j in range(p):
+            if precoded[j]:
+                continue
             v = X[i, j]
             if np.isnan(v):
                 codes[i, j] = n_bins[j]

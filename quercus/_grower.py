@@ -42,7 +42,7 @@ PARALLEL_MIN_CELLS = 100_000
 # A node with at most this many samples has its whole subtree grown by one kernel call
 # (``grow_subtree``), when the configuration allows: below it, Python's per-node work would
 # cost more than the split searches.
-SUBTREE_MAX_SAMPLES = 2048
+SUBTREE_MAX_SAMPLES = 8192
 
 
 def parallel(cells):
