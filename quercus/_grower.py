@@ -103,6 +103,13 @@ class BinnedData:
                    n_stats, n_out)
 
     @property
+    def has_missing(self):
+        """Whether any sample misses any feature (codes ``n_bins[f]``)."""
+        if not hasattr(self, "_has_missing"):
+            self._has_missing = bool((self.codes == self.n_bins[None, :]).any())
+        return self._has_missing
+
+    @property
     def is_regression(self):
         return self.n_out == 1 and self.n_stats == 3
 
@@ -250,7 +257,10 @@ def _grow_below(data, cfg, tree, deferred, total_w):
             cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
             cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
             cfg.min_objects, total_w, idx, wi, stats, used, int(tree["depth"][node]), 0, 0,
-            len(tree.flat["sur_feature"]))
+            len(tree.flat["sur_feature"]), presort)
+
+    # Presorting needs every sample in exactly one child: no fractional spreading.
+    presort = cfg.missing_mode != FRACTIONAL or not data.has_missing
 
     threads = numba.get_num_threads()
     work = sum(item[1].size for item in deferred) * data.codes.shape[1]

@@ -493,6 +493,17 @@ def search_feature(codes, n_bins, is_cat, bin_range, bin_offsets, f, idx, wi, y,
     else:
         bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, n_bins[f] + 1,
                                             n_stats, criterion)
+    return score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets, f,
+                           n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
+                           min_leaf_w, u, min_objects)
+
+
+@njit(cache=True, nogil=True)
+def score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets, f, n_stats,
+                    criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, u,
+                    min_objects):
+    """The best split of feature ``f`` from its compact histogram at a node (see
+    :func:`search_feature`)."""
     nbf = n_bins[f]
     nk, miss, n_miss = _split_missing(bins, counts, n, nbf)
     kb = bins[:nk]

@@ -17,8 +17,9 @@ from numba import njit
 from .criteria import GINI, SQUARED_ERROR, impurity
 from .histograms import feature_histogram
 from .partition import route, scatter
-from .splits import (CAT_BINARY, CAT_SUBSET, LEAF, LEARNED, MULTIWAY, SURROGATE, TIE_EPS,
-                     _split_missing, category_order, search_features)
+from .splits import (CAT_BINARY, CAT_SUBSET, LEAF, LEARNED, MULTIWAY, TIE_EPS, _outputs,
+                     _split_missing, _store, _unpack, category_order, score_histogram,
+                     search_feature)
 
 # Columns of the integer node table.
 KIND, FEATURE, CATEGORY, FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, \
@@ -119,7 +120,8 @@ def _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, n_left):
 def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, regression,
                  criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
-                 total_w, idx0, w0, stats0, used0, depth0, next_id, cat_map_base, sur_base):
+                 total_w, idx0, w0, stats0, used0, depth0, next_id, cat_map_base, sur_base,
+                 can_presort):
     """Grow the subtree below one node, as the Python grower would.
 
     The node (samples ``idx0``, weights ``w0``, stats ``stats0``, attributes ``used0``
@@ -128,6 +130,11 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
     ``j`` is node ``next_id + j - 1``. ``cat_map_base`` and ``sur_base`` are the lengths of
     the tree's flat ``cat_map`` and surrogate lists, to which the subtree adds the returned
     ``cat_map`` and no surrogates.
+
+    With ``can_presort`` (no sample is ever spread over several branches), a numeric
+    feature with too many bins for a dense histogram is sorted once, here, and each node
+    keeps its samples in that order (split stably to the children), so that no node sorts:
+    the histograms are the same, built in the same order.
 
     Returns (ints, flts, count, cat_map): the integer table (KIND, FEATURE, CATEGORY,
     FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, CAT_MAP_START, MISSING_MODE,
@@ -143,13 +150,25 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
     count = 1
     cat_maps = np.empty(64, dtype=np.int64)
     n_cat = 0
-    stack = [(0, idx0, w0, stats0, used0)]
-    exhaustive = np.full(p, -1.0)  # no random thresholds
+    m0 = idx0.shape[0]
+    slot_of = np.full(p, -1, dtype=np.int64)
+    n_ps = 0
+    if can_presort:
+        for f in range(p):
+            # As feature_histogram chooses: these would be sorted at every node.
+            if not is_cat[f] and n_bins[f] + 1 > 4 * m0 + 256:
+                slot_of[f] = n_ps
+                n_ps += 1
+    srt0 = np.empty((n_ps, m0), dtype=np.int32)
+    for f in range(p):
+        if slot_of[f] >= 0:
+            srt0[slot_of[f]] = _sorted_positions(codes[:, f], idx0)
+    stack = [(0, idx0, w0, stats0, used0, srt0)]
     no_hist = np.zeros((0, n_stats))
     no_hist_n = np.zeros(0, dtype=np.int64)
     no_hist_offsets = np.zeros(p + 1, dtype=np.int64)
     while len(stack) > 0:
-        slot, idx, wi, stats, used = stack.pop()
+        slot, idx, wi, stats, used, srt = stack.pop()
         m = idx.shape[0]
         weight = 0.0
         for i in range(m):
@@ -191,10 +210,23 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
             if not used[f]:
                 features[j] = f
                 j += 1
-        found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search_features(
-            codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y, y2, n_stats,
-            criterion, cat_mode, missing_mode, min_samples_leaf, min_weight_leaf,
-            exhaustive[:n_feat], min_objects, no_hist, no_hist_n, no_hist_offsets)
+        o_found, o_kind, o_res, o_ints = _outputs(n_feat)
+        for i in range(n_feat):
+            f = features[i]
+            if slot_of[f] >= 0:
+                bins, counts, n = _presorted_histogram(codes[:, f], srt[slot_of[f]], idx, wi,
+                                                       y, y2, n_stats, stat_crit)
+                r = score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets,
+                                    f, n_stats, criterion, cat_mode, missing_mode,
+                                    min_samples_leaf, min_weight_leaf, -1.0, min_objects)
+            else:
+                r = search_feature(codes, n_bins, is_cat, bin_range, bin_offsets, f, idx, wi,
+                                   y, y2, n_stats, criterion, cat_mode, missing_mode,
+                                   min_samples_leaf, min_weight_leaf, -1.0, min_objects,
+                                   no_hist, no_hist_n, no_hist_offsets)
+            _store(i, r, o_found, o_kind, o_res, o_ints)
+        found, kind, _, dec, info, split_bin, thr, miss_dir, rho = _unpack(
+            o_found, o_kind, o_res, o_ints)
         best = choose_split(found, dec, info, gain_ratio)
         if best < 0:
             continue
@@ -259,6 +291,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
         if k == MULTIWAY:
             child_used = used.copy()
             child_used[f] = True
+        child_srt = _split_sorted(srt, branch, n_children)
         for c in range(n_children - 1, -1, -1):
             s, e = offsets[c], offsets[c + 1]
             w_c = 0.0
@@ -266,10 +299,87 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
                 w_c += child_w[i]
             if e > s and w_c > 0:
                 stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
-                              child_stats[c].copy(), child_used))
+                              child_stats[c].copy(), child_used,
+                              child_srt[:, s:e].copy()))
             else:
                 # An empty branch (or one of zero weight) predicts as its parent.
                 for v in range(n_out):
                     flts[first + c, VALUE + v] = flts[slot, VALUE + v]
                 ints[first + c, N_SAMPLES] = e - s
     return ints, flts, count, cat_maps[:n_cat].copy()
+
+
+@njit(cache=True, nogil=True)
+def _sorted_positions(codes_f, idx):
+    """Positions ``0..m-1`` of the node's samples ordered by code, ties in position order."""
+    m = idx.shape[0]
+    keys = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        keys[i] = (np.int64(codes_f[idx[i]]) << 32) | i
+    keys.sort()
+    out = np.empty(m, dtype=np.int32)
+    for i in range(m):
+        out[i] = keys[i] & 0xFFFFFFFF
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _presorted_histogram(codes_f, order, idx, wi, y, y2, n_stats, stat_crit):
+    """:func:`feature_histogram`'s compact histogram from positions already in code order
+    (the same sums in the same order, without sorting)."""
+    m = order.shape[0]
+    n_present = 0
+    prev = -1
+    for i in range(m):
+        b = np.int64(codes_f[idx[order[i]]])
+        if b != prev:
+            n_present += 1
+            prev = b
+    bins = np.empty(n_present, dtype=np.int64)
+    counts = np.zeros((n_present, n_stats))
+    n = np.zeros(n_present, dtype=np.int64)
+    j = -1
+    prev = -1
+    for i in range(m):
+        pos = order[i]
+        s = idx[pos]
+        b = np.int64(codes_f[s])
+        if b != prev:
+            j += 1
+            bins[j] = b
+            prev = b
+        if stat_crit > GINI:
+            counts[j, 0] += wi[pos]
+            counts[j, 1] += wi[pos] * y[s]
+            counts[j, 2] += wi[pos] * y2[s]
+        else:
+            counts[j, np.int64(y[s])] += wi[pos]
+        n[j] += 1
+    return bins, counts, n
+
+
+@njit(cache=True, nogil=True)
+def _split_sorted(srt, branch, n_children):
+    """Each presorted feature's order split stably into the children's (every sample goes
+    to exactly one child): child ``c``'s columns follow scatter's offsets, as positions in
+    the child."""
+    m = branch.shape[0]
+    count = np.zeros(n_children, dtype=np.int64)
+    child_pos = np.empty(m, dtype=np.int32)
+    for i in range(m):
+        child_pos[i] = count[branch[i]]
+        count[branch[i]] += 1
+    start = np.zeros(n_children, dtype=np.int64)
+    for c in range(1, n_children):
+        start[c] = start[c - 1] + count[c - 1]
+    out = np.empty((srt.shape[0], m), dtype=np.int32)
+    ptr = np.empty(n_children, dtype=np.int64)
+    for s in range(srt.shape[0]):
+        for c in range(n_children):
+            ptr[c] = start[c]
+        for k in range(m):
+            i = srt[s, k]
+            b = branch[i]
+            out[s, ptr[b]] = child_pos[i]
+            ptr[b] += 1
+    return out
