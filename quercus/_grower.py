@@ -41,8 +41,16 @@ HIST_MIN_SAMPLES = 512
 PARALLEL_MIN_CELLS = 100_000
 # A node with at most this many samples has its whole subtree grown by one kernel call
 # (``grow_subtree``), when the configuration allows: below it, Python's per-node work would
-# cost more than the split searches.
+# cost more than the split searches. On big data the bound rises to a quarter of a
+# thread's share of the rows, so that the top few nodes (searched in parallel over the
+# features) leave several subtrees per thread (grown in parallel, presorted).
 SUBTREE_MAX_SAMPLES = 8192
+SUBTREES_PER_THREAD = 4
+
+
+def subtree_limit(n_samples, threads):
+    """Largest node handed to the subtree kernel in a fit of ``n_samples`` rows."""
+    return max(SUBTREE_MAX_SAMPLES, n_samples // (SUBTREES_PER_THREAD * threads))
 
 
 def parallel(cells):
@@ -167,10 +175,11 @@ def grow(data, cfg, rng, validation=None):
     stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
     log = []  # pre-pruning decisions
     in_kernel = subtree_allowed(cfg, p)
+    limit = subtree_limit(n, numba.get_num_threads()) if SUBTREE_MAX_SAMPLES >= 0 else -1
     deferred = []  # small nodes whose subtrees the kernel grows once the top is done
     while stack:
         node, idx, wi, stats, used, val, hist = stack.pop()
-        if in_kernel and idx.size <= SUBTREE_MAX_SAMPLES:
+        if in_kernel and idx.size <= limit:
             deferred.append((node, idx, wi, stats, used))
             continue
         value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
