@@ -332,11 +332,11 @@ class _BaseTree(BaseEstimator):
         return state
 
     # ------------------------------------------------------------------ routing
-    def _encode(self, X):
+    def _encode(self, X, any_order=False):
         check_is_fitted(self, "tree_")
         X = _prepare.as_2d(X)
         validate_data(self, X, reset=False, skip_check_array=True)
-        return _prepare.encode(X, self.schema_)
+        return _prepare.encode(X, self.schema_, any_order)
 
     def _node_outputs(self):
         """Per-node prediction: class probabilities, or the regression value."""
@@ -347,7 +347,7 @@ class _BaseTree(BaseEstimator):
         return np.divide(value, total, out=np.zeros_like(value), where=total > 0)
 
     def _predict_outputs(self, X):
-        X_enc = self._encode(X)
+        X_enc = self._encode(X, any_order=True)
         t = self.tree_
         with numba_threads(self.n_jobs):
             return predict_tree(X_enc, t.kernel_args(), t.weighted_n_node_samples,
@@ -370,7 +370,7 @@ class _BaseTree(BaseEstimator):
         >>> int(clf.apply(X.iloc[:1])[0]) > 0
         True
         """
-        X_enc = self._encode(X)
+        X_enc = self._encode(X, any_order=True)
         with numba_threads(self.n_jobs):
             return apply_tree(X_enc, self.tree_.kernel_args())
 

@@ -282,15 +282,18 @@ def _checked_float_matrix(X):
     return arr if seen.all() or arr.shape[0] == 0 else None
 
 
-def encode(X, schema):
-    """Encode new X with a fitted schema (same columns, same order)."""
+def encode(X, schema, any_order=False):
+    """Encode new X with a fitted schema (same columns, same order). A float64 matrix of
+    finite or missing numbers is read as it is: in row order, or in any order with
+    ``any_order`` (the routing kernels reorder it block by block)."""
     names, cols = _columns(X)
     if len(cols) != schema.n_features:
         raise ValueError(f"X has {len(cols)} features, but the tree was fitted with "
                          f"{schema.n_features} features.")
     arr = None if schema.is_categorical.any() else _float_view(X)
     if arr is not None and _no_inf(arr):
-        return np.ascontiguousarray(arr)  # numbers only, finite or NaN: read as they are
+        # Numbers only, finite or NaN: read as they are.
+        return arr if any_order and arr.flags.f_contiguous else np.ascontiguousarray(arr)
     n = len(cols[0])
     X_enc = np.empty((n, len(cols)), dtype=np.float64)
     for j, col in enumerate(cols):

@@ -257,3 +257,21 @@ def test_histogram_mode_model_file_round_trip(tmp_path):
     back = quercus.load(tmp_path / "m.json")
     assert back.get_params()["max_bins"] == 32
     assert (back.predict_proba(X) == clf.predict_proba(X)).all()
+
+
+def test_column_ordered_input_predicts_as_row_ordered_input_without_a_full_copy():
+    # Above 4,096 rows a column-ordered float64 matrix (a DataFrame's usual layout) is
+    # routed block by block, each block copied to row order by its own task.
+    X, y = make_classification(n_samples=9000, n_features=12, random_state=4)
+    X[np.random.default_rng(4).random(X.shape) < 0.05] = np.nan
+    for est in (C45Classifier(pruning=None), CARTClassifier()):
+        est.fit(X[:6000], y[:6000])
+        rows_first = np.ascontiguousarray(X)
+        columns_first = np.asfortranarray(X)
+        frame = pd.DataFrame(X)
+        expected = est.predict_proba(rows_first)
+        np.testing.assert_array_equal(est.predict_proba(columns_first), expected)
+        np.testing.assert_array_equal(est.predict_proba(frame), expected)
+        np.testing.assert_array_equal(est.apply(columns_first), est.apply(rows_first))
+        assert quercus._prepare.encode(columns_first, est.schema_, any_order=True) \
+            is columns_first

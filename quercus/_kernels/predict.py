@@ -104,10 +104,23 @@ def apply_tree(X, t):
     one chunk of rows is routed in parallel."""
     out = np.empty(X.shape[0], dtype=np.int64)
     if X.shape[0] <= CHUNK:
-        _apply_rows(X, t, 0, X.shape[0], out)
+        _apply_rows(np.ascontiguousarray(X), t, 0, X.shape[0], out)
+    elif not X.flags.c_contiguous:
+        _apply_parallel_blocks(X, t, out)
     else:
         _apply_parallel(X, t, out)
     return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _apply_parallel_blocks(X, t, out):
+    """:func:`_apply_parallel` for a column-ordered X: each task copies its block of rows
+    into row order first (in cache, in parallel) instead of the caller copying all of X."""
+    n = X.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        s, e = c * CHUNK, min(n, (c + 1) * CHUNK)
+        block = np.ascontiguousarray(X[s:e])
+        _apply_rows(block, t, 0, e - s, out[s:e])
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -145,10 +158,23 @@ def predict_tree(X, t, weighted_n, node_out):
     parallel, each chunk with its own scratch stack."""
     out = np.zeros((X.shape[0], node_out.shape[1]))
     if X.shape[0] <= CHUNK:
-        _predict_rows(X, t, weighted_n, node_out, 0, X.shape[0], out)
+        _predict_rows(np.ascontiguousarray(X), t, weighted_n, node_out, 0, X.shape[0], out)
+    elif not X.flags.c_contiguous:
+        _predict_parallel_blocks(X, t, weighted_n, node_out, out)
     else:
         _predict_parallel(X, t, weighted_n, node_out, out)
     return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _predict_parallel_blocks(X, t, weighted_n, node_out, out):
+    """:func:`_predict_parallel` for a column-ordered X, block by block (see
+    :func:`_apply_parallel_blocks`)."""
+    n = X.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        s, e = c * CHUNK, min(n, (c + 1) * CHUNK)
+        block = np.ascontiguousarray(X[s:e])
+        _predict_rows(block, t, weighted_n, node_out, 0, e - s, out[s:e])
 
 
 @njit(cache=True, nogil=True, parallel=True)

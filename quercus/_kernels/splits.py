@@ -478,24 +478,16 @@ def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, m
 
 
 @njit(cache=True, nogil=True)
-def search_feature(codes, n_bins, is_cat, bin_range, bin_offsets, f, idx, wi, y, y2, n_stats,
-                   criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, u, min_objects,
-                   hist, hist_n, hist_offsets):
-    """Best split of feature ``f`` at a node: from its dense histogram when it has one
-    (``hist_offsets[f + 1] > hist_offsets[f]``: rows ``hist_offsets[f]..`` of ``hist`` /
-    ``hist_n``, the missing bin last), else from the node's samples. Returns (found, kind,
-    child_impurity, decrease, split_info, split_bin, threshold, miss_dir, rho); see
-    :func:`search_node`."""
+def node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, hist, hist_n,
+                   hist_offsets):
+    """Compact histogram of feature ``f`` at a node: from its dense histogram when it has
+    one (``hist_offsets[f + 1] > hist_offsets[f]``: rows ``hist_offsets[f]..`` of ``hist`` /
+    ``hist_n``, the missing bin last), else from the node's samples."""
     h0 = hist_offsets[f]
     h1 = hist_offsets[f + 1]
     if h1 > h0:
-        bins, counts, n = compact_histogram(hist[h0:h1], hist_n[h0:h1])
-    else:
-        bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, n_bins[f] + 1,
-                                            n_stats, criterion)
-    return score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets, f,
-                           n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
-                           min_leaf_w, u, min_objects)
+        return compact_histogram(hist[h0:h1], hist_n[h0:h1])
+    return feature_histogram(codes[:, f], idx, wi, y, y2, n_bins[f] + 1, n_stats, criterion)
 
 
 @njit(cache=True, nogil=True)
@@ -503,7 +495,8 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets, f, 
                     criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, u,
                     min_objects):
     """The best split of feature ``f`` from its compact histogram at a node (see
-    :func:`search_feature`)."""
+    :func:`node_histogram`): (found, kind, child_impurity, decrease, split_info, split_bin,
+    threshold, miss_dir, rho), as :func:`search_node` describes them."""
     nbf = n_bins[f]
     nk, miss, n_miss = _split_missing(bins, counts, n, nbf)
     kb = bins[:nk]
@@ -557,13 +550,16 @@ def search_features(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx
                     n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w,
                     uniforms, min_objects, hist, hist_n, hist_offsets):
     """:func:`search_node` taking the dense histograms of the features that have one (see
-    :func:`search_feature`) from the caller; one thread."""
+    :func:`node_histogram`) from the caller; one thread."""
     found, kind, res, ints = _outputs(features.shape[0])
     for i in range(features.shape[0]):
-        _store(i, search_feature(codes, n_bins, is_cat, bin_range, bin_offsets, features[i],
-                                 idx, wi, y, y2, n_stats, criterion, cat_mode, missing_mode,
-                                 min_leaf_n, min_leaf_w, uniforms[i], min_objects, hist,
-                                 hist_n, hist_offsets), found, kind, res, ints)
+        f = features[i]
+        bins, counts, n = node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats,
+                                         criterion, hist, hist_n, hist_offsets)
+        _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets, f,
+                                  n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
+                                  min_leaf_w, uniforms[i], min_objects),
+               found, kind, res, ints)
     return _unpack(found, kind, res, ints)
 
 
@@ -577,10 +573,13 @@ def search_features_parallel(codes, n_bins, is_cat, bin_range, bin_offsets, feat
     separate kernel so that small fits never compile a parallel one)."""
     found, kind, res, ints = _outputs(features.shape[0])
     for i in prange(features.shape[0]):
-        _store(i, search_feature(codes, n_bins, is_cat, bin_range, bin_offsets, features[i],
-                                 idx, wi, y, y2, n_stats, criterion, cat_mode, missing_mode,
-                                 min_leaf_n, min_leaf_w, uniforms[i], min_objects, hist,
-                                 hist_n, hist_offsets), found, kind, res, ints)
+        f = features[i]
+        bins, counts, n = node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats,
+                                         criterion, hist, hist_n, hist_offsets)
+        _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets, f,
+                                  n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
+                                  min_leaf_w, uniforms[i], min_objects),
+               found, kind, res, ints)
     return _unpack(found, kind, res, ints)
 
 

@@ -18,8 +18,7 @@ from .criteria import GINI, SQUARED_ERROR, impurity
 from .histograms import feature_histogram
 from .partition import route, scatter
 from .splits import (CAT_BINARY, CAT_SUBSET, LEAF, LEARNED, MULTIWAY, TIE_EPS, _outputs,
-                     _split_missing, _store, _unpack, category_order, score_histogram,
-                     search_feature)
+                     _split_missing, _store, _unpack, category_order, score_histogram)
 
 # Columns of the integer node table.
 KIND, FEATURE, CATEGORY, FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, \
@@ -164,9 +163,6 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
         if slot_of[f] >= 0:
             srt0[slot_of[f]] = _sorted_positions(codes[:, f], idx0)
     stack = [(0, idx0, w0, stats0, used0, srt0)]
-    no_hist = np.zeros((0, n_stats))
-    no_hist_n = np.zeros(0, dtype=np.int64)
-    no_hist_offsets = np.zeros(p + 1, dtype=np.int64)
     while len(stack) > 0:
         slot, idx, wi, stats, used, srt = stack.pop()
         m = idx.shape[0]
@@ -216,15 +212,13 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
             if slot_of[f] >= 0:
                 bins, counts, n = _presorted_histogram(codes[:, f], srt[slot_of[f]], idx, wi,
                                                        y, y2, n_stats, stat_crit)
-                r = score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets,
-                                    f, n_stats, criterion, cat_mode, missing_mode,
-                                    min_samples_leaf, min_weight_leaf, -1.0, min_objects)
             else:
-                r = search_feature(codes, n_bins, is_cat, bin_range, bin_offsets, f, idx, wi,
-                                   y, y2, n_stats, criterion, cat_mode, missing_mode,
-                                   min_samples_leaf, min_weight_leaf, -1.0, min_objects,
-                                   no_hist, no_hist_n, no_hist_offsets)
-            _store(i, r, o_found, o_kind, o_res, o_ints)
+                bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2,
+                                                    n_bins[f] + 1, n_stats, criterion)
+            _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_range,
+                                      bin_offsets, f, n_stats, criterion, cat_mode,
+                                      missing_mode, min_samples_leaf, min_weight_leaf, -1.0,
+                                      min_objects), o_found, o_kind, o_res, o_ints)
         found, kind, _, dec, info, split_bin, thr, miss_dir, rho = _unpack(
             o_found, o_kind, o_res, o_ints)
         best = choose_split(found, dec, info, gain_ratio)
