@@ -300,26 +300,14 @@ def prune_at_alpha(est, tree, alpha, loss="impurity", path=None):
     return pruned_tree, report
 
 
-def _fold_errors(est, X_va, y_va, w_va):
-    """Per-sample loss on held-out data: misclassified weight, or squared error."""
-    pred = est.predict(X_va)
-    if est._is_regressor:
-        return w_va * (np.asarray(y_va, dtype=float) - pred) ** 2
-    return w_va * (np.asarray(pred) != np.asarray(y_va))
-
-
 def _errors_along_path(est, path, alphas, X_va, y_va, w_va):
-    """:func:`_fold_errors` of the subtree at each of ``alphas`` (as :func:`prune_at_alpha`
-    prunes), in one pass: a row's prediction in a subtree is that of the first node on its
-    path that the subtree has made a leaf. None when some row's prediction is not its last
-    node's (C4.5's rule spreads a row over branches): the caller then prunes each subtree."""
+    """Held-out loss of each row (misclassified weight, or squared error) in the subtree at
+    each of ``alphas`` (as :func:`prune_at_alpha` prunes), in one pass: a row's prediction
+    in a subtree is that of the first node on its path that the subtree has made a leaf.
+    None when some row's prediction is not its last node's (C4.5's rule spreads a row over
+    branches): then :func:`_errors_at_alphas`."""
     tree = est.tree_
-    path_alphas, _, steps = path
-    collapse = np.full(tree.node_count, np.inf)
-    collapse[tree.kind == LEAF] = -np.inf
-    for a, nodes in zip(path_alphas[1:], steps[1:]):
-        for node in nodes:
-            collapse[node] = min(collapse[node], a)
+    collapse = _collapse_alphas(tree, path)
     X_enc = est._encode(X_va)
     indptr, indices = path_lengths_and_nodes(X_enc, tree.kernel_args(), tree.max_depth + 1)
     outputs = est._node_outputs()
@@ -333,6 +321,40 @@ def _errors_along_path(est, path, alphas, X_va, y_va, w_va):
     import pandas as pd
     codes = pd.Index(est.classes_).get_indexer(np.asarray(y_va, dtype=object))
     return w_va * (est._majority(outputs)[stop] != codes)
+
+
+def _collapse_alphas(tree, path):
+    """The alpha at which each node becomes a leaf along ``path`` (-inf for leaves)."""
+    path_alphas, _, steps = path
+    collapse = np.full(tree.node_count, np.inf)
+    collapse[tree.kind == LEAF] = -np.inf
+    for a, nodes in zip(path_alphas[1:], steps[1:]):
+        for node in nodes:
+            collapse[node] = min(collapse[node], a)
+    return collapse
+
+
+def _errors_at_alphas(est, path, alphas, X_va, y_va, w_va):
+    """:func:`_errors_along_path` for trees that spread rows (C4.5's rule), each alpha from
+    one pass of the rows through the full tree with the subtree's
+    pruned nodes marked as leaves: no pruned copy of the tree is built."""
+    tree = est.tree_
+    collapse = _collapse_alphas(tree, path)
+    X_enc = est._encode(X_va)
+    outputs = est._node_outputs()
+    t = list(tree.kernel_args())
+    y_va = np.asarray(y_va)
+    out = np.empty((len(alphas), X_enc.shape[0]))
+    for i, a in enumerate(alphas):
+        kind = tree.kind.copy()
+        kind[collapse <= a + 1e-12 * max(1.0, a)] = LEAF
+        t[0] = kind
+        pred = predict_tree(X_enc, tuple(t), tree.weighted_n_node_samples, outputs)
+        if est._is_regressor:
+            out[i] = w_va * (y_va.astype(float) - pred[:, 0]) ** 2
+        else:
+            out[i] = w_va * (est.classes_[est._majority(pred)] != y_va)
+    return out
 
 
 def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
@@ -364,7 +386,9 @@ def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
                     else StratifiedKFold(cv, shuffle=True, random_state=random_state))
     else:
         splitter = check_cv(cv, y_arr, classifier=not est._is_regressor)
-    errors = np.zeros((alphas.size, len(y_arr)))
+    # Per subtree, the held-out errors' count, mean and sum of squared deviations, merged
+    # fold by fold (Chan et al.'s update): no (subtrees x rows) matrix.
+    moments = (0, np.zeros(alphas.size), np.zeros(alphas.size))
     base = clone(est).set_params(pruning=None, ccp_alpha=0.0)
     for train, test in splitter.split(np.zeros(len(y_arr)), None if est._is_regressor
                                       else y_arr):
@@ -373,15 +397,12 @@ def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
         full = fold.tree_
         fold_path = weakest_link_path(fold, full, loss)
         X_te = _safe_indexing(X, test)
-        along = _errors_along_path(fold, fold_path, eval_alpha, X_te, y_arr[test], w[test])
-        if along is not None:
-            errors[:, test] = along
-            continue
-        for i, a in enumerate(eval_alpha):
-            pruned, _ = prune_at_alpha(fold, full, a, loss, fold_path)
-            fold.tree_ = compact(pruned)[0]
-            errors[i, test] = _fold_errors(fold, X_te, y_arr[test], w[test])
-        fold.tree_ = full
+        fold_errors = _errors_along_path(fold, fold_path, eval_alpha, X_te, y_arr[test],
+                                         w[test])
+        if fold_errors is None:
+            fold_errors = _errors_at_alphas(fold, fold_path, eval_alpha, X_te, y_arr[test],
+                                            w[test])
+        moments = _merge_moments(moments, fold_errors)
     if est._is_regressor:
         yv = np.asarray(y_arr, dtype=float)
         mean = np.average(yv, weights=w)
@@ -390,13 +411,28 @@ def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
         totals = np.bincount(pd.Index(est.classes_).get_indexer(y_arr), weights=w)
         root_err = float(w.sum() - totals.max())
     root_err = root_err if root_err > 0 else 1.0
-    xerror = errors.sum(axis=1) / root_err
-    xstd = np.sqrt(((errors - errors.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)) / root_err
+    n_rows, mean, m2 = moments
+    xerror = mean * n_rows / root_err
+    xstd = np.sqrt(m2) / root_err
     return pd.DataFrame({
         "alpha": alphas, "cp": alphas / risk_root if risk_root > 0 else alphas,
         "n_splits": n_int, "n_leaves": n_leaves,
         "rel_error": risks / risk_root if risk_root > 0 else risks,
         "xerror": xerror, "xstd": xstd})
+
+
+def _merge_moments(moments, errors):
+    """(count, mean, sum of squared deviations) per row of ``errors`` merged into
+    ``moments`` (the rows of ``errors`` are subtrees, its columns new samples)."""
+    n_a, mean_a, m2_a = moments
+    n_b = errors.shape[1]
+    if n_b == 0:
+        return moments
+    mean_b = errors.mean(axis=1)
+    m2_b = ((errors - mean_b[:, None]) ** 2).sum(axis=1)
+    n = n_a + n_b
+    delta = mean_b - mean_a
+    return n, mean_a + delta * (n_b / n), m2_a + m2_b + delta * delta * (n_a * n_b / n)
 
 
 def choose_row(table, rule):
