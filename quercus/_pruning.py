@@ -9,6 +9,7 @@ new tree and a report: one record per pruned node with the errors that decided i
 import functools
 import numbers
 
+import numba
 import numpy as np
 from scipy.stats import norm
 
@@ -389,20 +390,33 @@ def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
     # Per subtree, the held-out errors' count, mean and sum of squared deviations, merged
     # fold by fold (Chan et al.'s update): no (subtrees x rows) matrix.
     moments = (0, np.zeros(alphas.size), np.zeros(alphas.size))
-    base = clone(est).set_params(pruning=None, ccp_alpha=0.0)
-    for train, test in splitter.split(np.zeros(len(y_arr)), None if est._is_regressor
-                                      else y_arr):
+    # The folds are fitted side by side, one thread each (their kernels release the GIL),
+    # and merged in fold order: the table does not depend on the number of threads.
+    threads = numba.get_num_threads()
+    base = clone(est).set_params(pruning=None, ccp_alpha=0.0,
+                                 n_jobs=1 if threads > 1 else est.n_jobs)
+
+    def fold_errors(split):
+        train, test = split
         fold = clone(base).fit(_safe_indexing(X, train), y_arr[train],
                                sample_weight=w_fit[train])
-        full = fold.tree_
-        fold_path = weakest_link_path(fold, full, loss)
+        fold_path = weakest_link_path(fold, fold.tree_, loss)
         X_te = _safe_indexing(X, test)
-        fold_errors = _errors_along_path(fold, fold_path, eval_alpha, X_te, y_arr[test],
-                                         w[test])
-        if fold_errors is None:
-            fold_errors = _errors_at_alphas(fold, fold_path, eval_alpha, X_te, y_arr[test],
-                                            w[test])
-        moments = _merge_moments(moments, fold_errors)
+        errors = _errors_along_path(fold, fold_path, eval_alpha, X_te, y_arr[test], w[test])
+        if errors is None:
+            errors = _errors_at_alphas(fold, fold_path, eval_alpha, X_te, y_arr[test],
+                                       w[test])
+        return errors
+
+    splits = list(splitter.split(np.zeros(len(y_arr)), None if est._is_regressor else y_arr))
+    if threads > 1 and len(splits) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(min(threads, len(splits))) as pool:
+            for errors in pool.map(fold_errors, splits):
+                moments = _merge_moments(moments, errors)
+    else:
+        for split in splits:
+            moments = _merge_moments(moments, fold_errors(split))
     if est._is_regressor:
         yv = np.asarray(y_arr, dtype=float)
         mean = np.average(yv, weights=w)
