@@ -275,3 +275,17 @@ def test_column_ordered_input_predicts_as_row_ordered_input_without_a_full_copy(
         np.testing.assert_array_equal(est.apply(columns_first), est.apply(rows_first))
         assert quercus._prepare.encode(columns_first, est.schema_, any_order=True) \
             is columns_first
+
+
+def test_cross_validated_pruning_table_does_not_depend_on_threads():
+    # Folds are fitted side by side on the fit's threads and merged in fold order.
+    X, y = make_classification(n_samples=3000, n_features=10, flip_y=0.1, random_state=6)
+    tables, trees = [], []
+    for n_jobs in (1, 2):
+        est = CARTClassifier(pruning="cost_complexity", cv=5, random_state=0,
+                             n_jobs=n_jobs).fit(X, y)
+        tables.append(est.cp_table_)
+        trees.append(json.dumps(export_dict(est), sort_keys=True))
+    pd.testing.assert_frame_equal(tables[0], tables[1], check_exact=True)
+    assert trees[0] == trees[1]
+    assert len(tables[0]) > 3
