@@ -52,6 +52,14 @@ def _warmup(args):
     for max_bins in (255, None):
         CARTClassifier(max_bins=max_bins).fit(X, X[:, 0] > 0).predict(X)
         CARTRegressor(max_bins=max_bins).fit(X, X[:, 1]).predict(X)
+        # The subtree kernel (no surrogates), presorted in exact mode; column-ordered
+        # prediction; C4.5's pruning and the cost-complexity sequence.
+        CARTClassifier(max_bins=max_bins, max_surrogate=0).fit(X, X[:, 0] > 0).predict(
+            np.asfortranarray(X))
+        CARTRegressor(max_bins=max_bins, max_surrogate=0).fit(X, X[:, 1])
+        C45Classifier(max_bins=max_bins).fit(X, X[:, 0] > 0)
+    CARTClassifier(max_surrogate=0, pruning="cost_complexity", cv=3).fit(X[:2000],
+                                                                         X[:2000, 0] > 0)
     print(f"quercus kernels ready ({time.perf_counter() - t0:.1f} s)")
     return 0
 

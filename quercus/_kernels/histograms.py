@@ -53,16 +53,34 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
             _accumulate(dense, b, y[s], y2[s], wi[i], criterion)
             dense_n[b] += 1
         return compact_histogram(dense, dense_n)
-    # Sort (code, position) pairs packed in one integer: a plain sort, and within a code
-    # the samples keep their order (as a stable argsort would give).
+    return sorted_histogram(codes_f, sorted_positions(codes_f, idx), idx, wi, y, y2, n_stats,
+                            criterion)
+
+
+@njit(cache=True, nogil=True)
+def sorted_positions(codes_f, idx):
+    """Positions ``0..m-1`` of the samples ``idx`` ordered by code, ties in position order
+    (a plain sort of (code, position) packed in one integer: what a stable argsort gives)."""
+    m = idx.shape[0]
     keys = np.empty(m, dtype=np.int64)
     for i in range(m):
         keys[i] = (np.int64(codes_f[idx[i]]) << 32) | i
     keys.sort()
+    out = np.empty(m, dtype=np.int32)
+    for i in range(m):
+        out[i] = keys[i] & 0xFFFFFFFF
+    return out
+
+
+@njit(cache=True, nogil=True)
+def sorted_histogram(codes_f, order, idx, wi, y, y2, n_stats, criterion):
+    """:func:`feature_histogram`'s compact histogram from the positions ``order`` of the
+    samples ``idx`` already sorted by code (no sort; each bin summed in position order)."""
+    m = order.shape[0]
     n_present = 0
     prev = -1
     for i in range(m):
-        b = keys[i] >> 32
+        b = np.int64(codes_f[idx[order[i]]])
         if b != prev:
             n_present += 1
             prev = b
@@ -72,13 +90,13 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
     j = -1
     prev = -1
     for i in range(m):
-        b = keys[i] >> 32
-        pos = keys[i] & 0xFFFFFFFF
+        pos = order[i]
+        s = idx[pos]
+        b = np.int64(codes_f[s])
         if b != prev:
             j += 1
             bins[j] = b
             prev = b
-        s = idx[pos]
         _accumulate(counts, j, y[s], y2[s], wi[pos], criterion)
         n[j] += 1
     return bins, counts, n

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from .criteria import GINI, SQUARED_ERROR, impurity
-from .histograms import feature_histogram
+from .histograms import feature_histogram, sorted_histogram, sorted_positions
 from .partition import route, scatter
 from .splits import (CAT_BINARY, CAT_SUBSET, LEAF, LEARNED, MULTIWAY, TIE_EPS, _outputs,
                      _split_missing, _store, _unpack, category_order, score_histogram)
@@ -161,7 +161,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
     srt0 = np.empty((n_ps, m0), dtype=np.int32)
     for f in range(p):
         if slot_of[f] >= 0:
-            srt0[slot_of[f]] = _sorted_positions(codes[:, f], idx0)
+            srt0[slot_of[f]] = sorted_positions(codes[:, f], idx0)
     stack = [(0, idx0, w0, stats0, used0, srt0)]
     while len(stack) > 0:
         slot, idx, wi, stats, used, srt = stack.pop()
@@ -210,8 +210,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
         for i in range(n_feat):
             f = features[i]
             if slot_of[f] >= 0:
-                bins, counts, n = _presorted_histogram(codes[:, f], srt[slot_of[f]], idx, wi,
-                                                       y, y2, n_stats, stat_crit)
+                bins, counts, n = sorted_histogram(codes[:, f], srt[slot_of[f]], idx, wi, y,
+                                                   y2, n_stats, criterion)
             else:
                 bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2,
                                                     n_bins[f] + 1, n_stats, criterion)
@@ -301,55 +301,6 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
                     flts[first + c, VALUE + v] = flts[slot, VALUE + v]
                 ints[first + c, N_SAMPLES] = e - s
     return ints, flts, count, cat_maps[:n_cat].copy()
-
-
-@njit(cache=True, nogil=True)
-def _sorted_positions(codes_f, idx):
-    """Positions ``0..m-1`` of the node's samples ordered by code, ties in position order."""
-    m = idx.shape[0]
-    keys = np.empty(m, dtype=np.int64)
-    for i in range(m):
-        keys[i] = (np.int64(codes_f[idx[i]]) << 32) | i
-    keys.sort()
-    out = np.empty(m, dtype=np.int32)
-    for i in range(m):
-        out[i] = keys[i] & 0xFFFFFFFF
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _presorted_histogram(codes_f, order, idx, wi, y, y2, n_stats, stat_crit):
-    """:func:`feature_histogram`'s compact histogram from positions already in code order
-    (the same sums in the same order, without sorting)."""
-    m = order.shape[0]
-    n_present = 0
-    prev = -1
-    for i in range(m):
-        b = np.int64(codes_f[idx[order[i]]])
-        if b != prev:
-            n_present += 1
-            prev = b
-    bins = np.empty(n_present, dtype=np.int64)
-    counts = np.zeros((n_present, n_stats))
-    n = np.zeros(n_present, dtype=np.int64)
-    j = -1
-    prev = -1
-    for i in range(m):
-        pos = order[i]
-        s = idx[pos]
-        b = np.int64(codes_f[s])
-        if b != prev:
-            j += 1
-            bins[j] = b
-            prev = b
-        if stat_crit > GINI:
-            counts[j, 0] += wi[pos]
-            counts[j, 1] += wi[pos] * y[s]
-            counts[j, 2] += wi[pos] * y2[s]
-        else:
-            counts[j, np.int64(y[s])] += wi[pos]
-        n[j] += 1
-    return bins, counts, n
 
 
 @njit(cache=True, nogil=True)
