@@ -15,8 +15,8 @@ from scipy.stats import norm
 
 from ._kernels.complexity import weakest_links
 from ._kernels.pessimistic import added_errors_z, prune_pessimistic
-from ._kernels.predict import (accumulate_node_stats, child_shares, path_lengths_and_nodes,
-                               predict_tree, stop_nodes)
+from ._kernels.predict import (accumulate_node_stats, path_lengths_and_nodes, predict_tree,
+                               stop_node_moments)
 from ._kernels.splits import LEAF
 from ._tree import _FIELDS, TreeArrays
 
@@ -302,8 +302,9 @@ def prune_at_alpha(est, tree, alpha, loss="impurity", path=None):
 
 
 def _errors_along_path(est, path, alphas, X_va, y_va, w_va):
-    """Held-out loss of each row (misclassified weight, or squared error) in the subtree at
-    each of ``alphas`` (as :func:`prune_at_alpha` prunes), in one pass: a row's prediction
+    """Moments (count, mean, sum of squared deviations) over the held-out rows of each
+    row's loss (misclassified weight, or squared error) in the subtree at each of
+    ``alphas`` (as :func:`prune_at_alpha` prunes), in one kernel call: a row's prediction
     in a subtree is that of the first node on its path that the subtree has made a leaf.
     None when some row's prediction is not its last node's (C4.5's rule spreads a row over
     branches): then :func:`_errors_at_alphas`."""
@@ -316,12 +317,20 @@ def _errors_along_path(est, path, alphas, X_va, y_va, w_va):
     full = predict_tree(X_enc, tree.kernel_args(), tree.weighted_n_node_samples, outputs)
     if not np.array_equal(outputs[last], full):
         return None
-    stop = stop_nodes(indptr, indices, collapse, alphas + 1e-12 * np.maximum(1.0, alphas))
+    thresholds = alphas + 1e-12 * np.maximum(1.0, alphas)
+    w_va = np.asarray(w_va, dtype=np.float64)
     if est._is_regressor:
-        return w_va * (np.asarray(y_va, dtype=float) - outputs[stop, 0]) ** 2
-    import pandas as pd
-    codes = pd.Index(est.classes_).get_indexer(np.asarray(y_va, dtype=object))
-    return w_va * (est._majority(outputs)[stop] != codes)
+        target = np.asarray(y_va, dtype=np.float64)
+        labels = np.zeros(tree.node_count, dtype=np.int64)
+    else:
+        import pandas as pd
+        target = pd.Index(est.classes_).get_indexer(np.asarray(y_va, dtype=object))
+        target = target.astype(np.float64)
+        labels = est._majority(outputs).astype(np.int64)
+    mean, m2 = stop_node_moments(indptr, indices, collapse, thresholds, labels,
+                                 np.ascontiguousarray(outputs[:, 0]), target, w_va,
+                                 bool(est._is_regressor))
+    return X_enc.shape[0], mean, m2
 
 
 def _collapse_alphas(tree, path):
@@ -355,7 +364,7 @@ def _errors_at_alphas(est, path, alphas, X_va, y_va, w_va):
             out[i] = w_va * (y_va.astype(float) - pred[:, 0]) ** 2
         else:
             out[i] = w_va * (est.classes_[est._majority(pred)] != y_va)
-    return out
+    return _moments(out)
 
 
 def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
@@ -435,15 +444,21 @@ def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
         "xerror": xerror, "xstd": xstd})
 
 
-def _merge_moments(moments, errors):
-    """(count, mean, sum of squared deviations) per row of ``errors`` merged into
-    ``moments`` (the rows of ``errors`` are subtrees, its columns new samples)."""
+def _moments(errors):
+    """(count, mean, sum of squared deviations) of each row of ``errors`` (the rows are
+    subtrees, the columns samples)."""
+    if errors.shape[1] == 0:
+        return 0, np.zeros(errors.shape[0]), np.zeros(errors.shape[0])
+    mean = errors.mean(axis=1)
+    return errors.shape[1], mean, ((errors - mean[:, None]) ** 2).sum(axis=1)
+
+
+def _merge_moments(moments, more):
+    """Two sets of per-subtree moments (see :func:`_moments`) merged (Chan et al.)."""
     n_a, mean_a, m2_a = moments
-    n_b = errors.shape[1]
+    n_b, mean_b, m2_b = more
     if n_b == 0:
         return moments
-    mean_b = errors.mean(axis=1)
-    m2_b = ((errors - mean_b[:, None]) ** 2).sum(axis=1)
     n = n_a + n_b
     delta = mean_b - mean_a
     return n, mean_a + delta * (n_b / n), m2_a + m2_b + delta * delta * (n_a * n_b / n)

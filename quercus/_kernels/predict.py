@@ -320,23 +320,52 @@ def child_shares(X, w, t, weighted_n, node):
 
 
 @njit(cache=True, nogil=True)
-def stop_nodes(indptr, indices, collapse, thresholds):
-    """Where each row stops in the pruned trees of a weakest-link sequence.
-
-    Rows' paths through the full tree are the CSR pair ``indptr``/``indices`` (root first);
-    node ``v`` is a leaf of the subtree at threshold ``a`` when ``collapse[v] <= a``.
-    Returns (len(thresholds), n_rows) node indices: the first node of the path that is a
-    leaf there, else the path's end.
-    """
+def stop_node_moments(indptr, indices, collapse, thresholds, node_label, node_value, target,
+                      w, regression):
+    """Mean and sum of squared deviations, over the rows, of each row's loss in the pruned
+    trees of a weakest-link sequence, without a (thresholds x rows) matrix. Rows' paths
+    through the full tree are the CSR pair ``indptr``/``indices`` (root first); node ``v``
+    is a leaf of the subtree at threshold ``a`` when ``collapse[v] <= a``, and a row stops
+    at the first such node of its path, else at its path's end. The loss is the
+    misclassified weight ``w`` when ``node_label`` of the stop node differs from the row's
+    class code ``target``, or ``w * (target - node_value)**2`` when ``regression``.
+    ``thresholds`` ascending. Two passes, as ``mean`` then ``((e - mean)**2).sum()``."""
     n = indptr.shape[0] - 1
-    out = np.empty((thresholds.shape[0], n), dtype=np.int64)
-    for i in range(n):
-        s, e = indptr[i], indptr[i + 1]
-        for a in range(thresholds.shape[0]):
-            node = indices[e - 1]
+    k = thresholds.shape[0]
+    mean = np.zeros(k)
+    m2 = np.zeros(k)
+    if n == 0:
+        return mean, m2
+    for second in range(2):
+        for i in range(n):
+            s, e = indptr[i], indptr[i + 1]
+            # The path's record lows of collapse: a row stops at the first record at or
+            # below the threshold, which moves up the path as the threshold grows.
+            rec = np.empty(e - s, dtype=np.int64)
+            n_rec = 0
+            low = np.inf
             for j in range(s, e):
-                if collapse[indices[j]] <= thresholds[a]:
-                    node = indices[j]
-                    break
-            out[a, i] = node
-    return out
+                c = collapse[indices[j]]
+                if c < low:
+                    low = c
+                    rec[n_rec] = j
+                    n_rec += 1
+            q = n_rec
+            for a in range(k):
+                while q > 0 and collapse[indices[rec[q - 1]]] <= thresholds[a]:
+                    q -= 1
+                node = indices[rec[q]] if q < n_rec else indices[e - 1]
+                if regression:
+                    d = target[i] - node_value[node]
+                    loss = w[i] * d * d
+                else:
+                    loss = w[i] if node_label[node] != np.int64(target[i]) else 0.0
+                if second:
+                    d = loss - mean[a]
+                    m2[a] += d * d
+                else:
+                    mean[a] += loss
+        if not second:
+            for a in range(k):
+                mean[a] /= n
+    return mean, m2
