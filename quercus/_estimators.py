@@ -17,7 +17,7 @@ from ._binning import bin_features
 from ._memory import check_fit_memory
 from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, criterion_code, grow
 from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree
-from ._kernels.splits import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, LEAF
+from ._kernels.splits import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, FRACTIONAL, LEAF
 from ._params import REGRESSOR_PARAMS, TREE_PARAMS, resolve_counts, resolve_n_jobs
 
 # Training data kept for ``explain()`` without arguments only up to this many cells, so a
@@ -610,6 +610,12 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         >>> C45Classifier().fit(X, y).predict(X.iloc[:3]).tolist()
         ['yes', 'no', 'no']
         """
+        check_is_fitted(self, "tree_")
+        t = self.tree_
+        if not np.any((t.kind != LEAF) & (t.missing_mode == FRACTIONAL)):
+            # Every row ends in one node (none is spread over branches): its class is that
+            # node's, decided once per node rather than once per row.
+            return self.classes_[self._majority(self._node_outputs())[self.apply(X)]]
         proba = self.predict_proba(X)
         return self.classes_[self._majority(proba)]
 

@@ -289,3 +289,18 @@ def test_cross_validated_pruning_table_does_not_depend_on_threads():
     pd.testing.assert_frame_equal(tables[0], tables[1], check_exact=True)
     assert trees[0] == trees[1]
     assert len(tables[0]) > 3
+
+
+def test_predict_by_node_label_matches_the_majority_of_predict_proba():
+    # Where no row can be spread over branches, predict takes each node's class once
+    # (apply, routed eight rows at a time) instead of the argmax of every row's proba.
+    X, y = make_classification(n_samples=7000, n_features=9, n_classes=3,
+                               n_informative=5, random_state=8)
+    X[np.random.default_rng(8).random(X.shape) < 0.05] = np.nan
+    for est in (CARTClassifier(), DecisionTreeClassifier(max_depth=7),
+                CARTClassifier(max_surrogate=0, max_bins=None), C45Classifier()):
+        est.fit(X[:5000], y[:5000])
+        for rows in (X, X[:13], np.asfortranarray(X)):
+            proba = est.predict_proba(rows)
+            np.testing.assert_array_equal(est.predict(rows),
+                                          est.classes_[est._majority(proba)])

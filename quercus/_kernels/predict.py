@@ -12,6 +12,8 @@ from .splits import CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, NUMERIC
 # Rows per parallel task of the routing kernels: large enough to amortise a task's scratch
 # stack, small enough to balance the threads.
 CHUNK = 4096
+# Rows routed together by the apply kernel (see _apply_rows).
+LANES = 8
 
 STOP = -1    # the sample stops at this node (a category unseen at fit time)
 SPREAD = -2  # C4.5: a missing value goes down every branch, weighted
@@ -103,52 +105,85 @@ def apply_tree(X, t):
     stopped (unseen category) or spread over the branches (C4.5 missing value). More than
     one chunk of rows is routed in parallel."""
     out = np.empty(X.shape[0], dtype=np.int64)
+    rt = route_table(t)
     if X.shape[0] <= CHUNK:
-        _apply_rows(np.ascontiguousarray(X), t, 0, X.shape[0], out)
+        _apply_rows(np.ascontiguousarray(X), t, rt, 0, X.shape[0], out)
     elif not X.flags.c_contiguous:
-        _apply_parallel_blocks(X, t, out)
+        _apply_parallel_blocks(X, t, rt, out)
     else:
-        _apply_parallel(X, t, out)
+        _apply_parallel(X, t, rt, out)
     return out
 
 
+def route_table(t):
+    """(n_nodes, 3) float64 rows (threshold, feature, first child) for the common step, one
+    cache line a node: feature -1 on a leaf, -2 on a node that is not a numeric split."""
+    kind, feature, threshold, first_child = t[0], t[1], t[2], t[4]
+    rt = np.empty((kind.shape[0], 3))
+    rt[:, 0] = threshold
+    rt[:, 1] = np.where(kind == LEAF, -1, np.where(kind == NUMERIC, feature, -2))
+    rt[:, 2] = first_child
+    return rt
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def _apply_parallel_blocks(X, t, out):
+def _apply_parallel_blocks(X, t, rt, out):
     """:func:`_apply_parallel` for a column-ordered X: each task copies its block of rows
     into row order first (in cache, in parallel) instead of the caller copying all of X."""
     n = X.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
         s, e = c * CHUNK, min(n, (c + 1) * CHUNK)
         block = np.ascontiguousarray(X[s:e])
-        _apply_rows(block, t, 0, e - s, out[s:e])
+        _apply_rows(block, t, rt, 0, e - s, out[s:e])
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _apply_parallel(X, t, out):
+def _apply_parallel(X, t, rt, out):
     n = X.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
-        _apply_rows(X, t, c * CHUNK, min(n, (c + 1) * CHUNK), out)
+        _apply_rows(X, t, rt, c * CHUNK, min(n, (c + 1) * CHUNK), out)
 
 
 @njit(cache=True, nogil=True)
-def _apply_rows(X, t, start, stop, out):
+def _apply_rows(X, t, rt, start, stop, out):
     (kind, feature, threshold, category, first_child, n_children, missing_mode,
      missing_child, cat_map_start, cat_map, sur_start, sur_count, sur_feature, sur_kind,
      sur_threshold, sur_category, sur_flip) = t
-    for i in range(start, stop):
-        node = 0
-        x = X[i]
-        while kind[node] != LEAF:
-            nxt = _numeric_step(x, node, kind, feature, threshold, first_child)
-            if nxt == SLOW:
-                nxt = _route(x, node, kind, feature, threshold, category, first_child,
-                             n_children, missing_mode, missing_child, cat_map_start, cat_map,
-                             sur_start, sur_count, sur_feature, sur_kind, sur_threshold,
-                             sur_category, sur_flip)
-            if nxt < 0:
-                break
-            node = nxt
-        out[i] = node
+    # Rows go down in groups of LANES, one step each in turn: their memory reads overlap
+    # instead of waiting one after another (a row's next node depends on its last read).
+    node = np.zeros(LANES, dtype=np.int64)
+    for g in range(start, stop, LANES):
+        lanes = min(LANES, stop - g)
+        for r in range(lanes):
+            node[r] = 0
+        active = lanes
+        while active > 0:
+            active = 0
+            for r in range(lanes):
+                v_node = node[r]
+                if v_node < 0:
+                    continue
+                f = rt[v_node, 1]
+                if f >= 0.0:
+                    v = X[g + r, np.int64(f)]
+                    if not np.isnan(v):
+                        node[r] = np.int64(rt[v_node, 2]) + (1 if v > rt[v_node, 0] else 0)
+                        active += 1
+                        continue
+                if f == -1.0:
+                    out[g + r] = v_node
+                    node[r] = -1
+                    continue
+                nxt = _route(X[g + r], v_node, kind, feature, threshold, category,
+                             first_child, n_children, missing_mode, missing_child,
+                             cat_map_start, cat_map, sur_start, sur_count, sur_feature,
+                             sur_kind, sur_threshold, sur_category, sur_flip)
+                if nxt < 0:
+                    out[g + r] = v_node
+                    node[r] = -1
+                    continue
+                node[r] = nxt
+                active += 1
 
 
 def predict_tree(X, t, weighted_n, node_out):
