@@ -16,7 +16,7 @@ from ._kernels.splits import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, FRACTIO
                               LEARNED, MULTIWAY, NUMERIC, _info_with_missing, _split_missing,
                               midpoint, search_node)
 from ._params import resolve_counts
-from ._selection import choose_split
+from ._kernels.selection import choose_split
 
 CLASSIFIER_COLUMNS = ["feature", "split", "kind", "threshold", "category", "n_branches",
                       "rho", "entropy", "gain_known", "gain", "intrinsic_value", "gain_ratio",

@@ -20,9 +20,9 @@ from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTI
                               search_features, search_features_parallel)
 from ._kernels.subtree import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, IMPURITY,
                                KIND, MISSING_CHILD, MISSING_MODE, N_CHILDREN, N_SAMPLES, RHO,
-                               SUR_START, THRESHOLD, VALUE, WEIGHT, grow_subtree)
+                               THRESHOLD, VALUE, WEIGHT, grow_subtree)
 from ._kernels.surrogates import all_surrogates, all_surrogates_parallel
-from ._selection import choose_split
+from ._kernels.selection import choose_split
 from ._tree import TreeBuilder
 
 CRITERION_CODES = {"entropy": ENTROPY, "gain_ratio": ENTROPY, "gini": GINI,
@@ -49,7 +49,10 @@ SUBTREES_PER_THREAD = 4
 
 
 def subtree_limit(n_samples, threads):
-    """Largest node handed to the subtree kernel in a fit of ``n_samples`` rows."""
+    """Largest node handed to the subtree kernel in a fit of ``n_samples`` rows (a
+    negative ``SUBTREE_MAX_SAMPLES`` turns the kernel off)."""
+    if SUBTREE_MAX_SAMPLES < 0:
+        return -1
     return max(SUBTREE_MAX_SAMPLES, n_samples // (SUBTREES_PER_THREAD * threads))
 
 
@@ -175,7 +178,7 @@ def grow(data, cfg, rng, validation=None):
     stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
     log = []  # pre-pruning decisions
     in_kernel = subtree_allowed(cfg, p)
-    limit = subtree_limit(n, numba.get_num_threads()) if SUBTREE_MAX_SAMPLES >= 0 else -1
+    limit = subtree_limit(n, numba.get_num_threads())
     deferred = []  # small nodes whose subtrees the kernel grows once the top is done
     while stack:
         node, idx, wi, stats, used, val, hist = stack.pop()
@@ -258,6 +261,9 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     """Grow the subtrees of the ``deferred`` small nodes, each in one kernel call, and
     append them to ``tree`` in the order deferred. The calls are independent and release
     the GIL, so they run on the fit's threads; the tree does not depend on how many."""
+    # Presorting needs every sample in exactly one child: no fractional spreading.
+    presort = cfg.missing_mode != FRACTIONAL or not data.has_missing
+
     def one(item):
         node, idx, wi, stats, used = item
         return grow_subtree(
@@ -265,11 +271,7 @@ def _grow_below(data, cfg, tree, deferred, total_w):
             data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
             cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
             cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
-            cfg.min_objects, total_w, idx, wi, stats, used, int(tree["depth"][node]), 0, 0,
-            len(tree.flat["sur_feature"]), presort)
-
-    # Presorting needs every sample in exactly one child: no fractional spreading.
-    presort = cfg.missing_mode != FRACTIONAL or not data.has_missing
+            cfg.min_objects, total_w, idx, wi, stats, used, int(tree["depth"][node]), presort)
 
     threads = numba.get_num_threads()
     work = sum(item[1].size for item in deferred) * data.codes.shape[1]
@@ -285,7 +287,7 @@ def _grow_below(data, cfg, tree, deferred, total_w):
 
 def _splice(tree, node, ints, flts, count, cat_map):
     """Copy a subtree grown by the kernel (slot 0 is ``node``, slot j its (j-1)-th new
-    node, cat_map offsets from 0) into ``tree``."""
+    node, cat_map offsets from 0) into ``tree``; its split nodes have no surrogates."""
     first = tree.count
     if count > 1:
         tree.add(count - 1, 0)
@@ -298,8 +300,9 @@ def _splice(tree, node, ints, flts, count, cat_map):
                       ("first_child", FIRST_CHILD), ("n_children", N_CHILDREN),
                       ("depth", DEPTH), ("n_node_samples", N_SAMPLES),
                       ("missing_child", MISSING_CHILD), ("cat_map_start", CAT_MAP_START),
-                      ("missing_mode", MISSING_MODE), ("sur_start", SUR_START)):
+                      ("missing_mode", MISSING_MODE)):
         tree[name][rows] = ints[:, col]
+    tree["sur_start"][rows[internal]] = len(tree.flat["sur_feature"])
     for name, col in (("threshold", THRESHOLD), ("weighted_n_node_samples", WEIGHT),
                       ("impurity", IMPURITY), ("rho", RHO)):
         tree[name][rows] = flts[:count, col]
@@ -424,7 +427,8 @@ def _validation_shares(tree, node, Xv, wv):
         args = (a["kind"], a["feature"], a["threshold"], a["category"], a["first_child"],
                 a["n_children"], a["missing_mode"], a["missing_child"], a["cat_map_start"],
                 cat_map, a["sur_start"], a["sur_count"], *sur)
-        return child_shares(Xv, wv, args, a["weighted_n_node_samples"], node)
+        return child_shares(Xv, np.arange(Xv.shape[0]), wv, args,
+                            a["weighted_n_node_samples"], node)
     finally:
         a["sur_start"][node] = s0
         a["cat_map_start"][node] = c0

@@ -47,7 +47,7 @@ def reference_pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
     def prune(node, rows, wts):
         if tree.kind[node] == LEAF:
             return
-        shares = child_shares(X_enc[rows], wts, t, tree.weighted_n_node_samples, node)
+        shares = child_shares(X_enc, rows, wts, t, tree.weighted_n_node_samples, node)
         for j, c in enumerate(tree.children(node)):
             m = shares[:, j] > 0
             prune(c, rows[m], shares[m, j])

@@ -8,7 +8,7 @@ Two facts about scikit-learn shape how the comparison is made:
   compute the same midpoints in double precision. One test checks the raw data separately.
 * Exact ties between features. scikit-learn visits the features of every node in a random
   permutation (its ``random_state``) and keeps the first best split it meets; quercus keeps
-  the first column (see ``quercus/_selection.py``). Ties are common, not exotic: on iris the
+  the first column (see ``quercus/_kernels/selection.py``). Ties are common, not exotic: on iris the
   root split ``petal length <= 2.45`` and ``petal width <= 0.8`` both isolate setosa, and deep
   in a fully grown tree many features separate a handful of samples equally well. A single
   sklearn random_state therefore seldom builds quercus's tree. We handle this two ways:

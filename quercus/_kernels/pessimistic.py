@@ -4,7 +4,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import List
 
-from .predict import SLOW, SPREAD, _numeric_step, accumulate_into, next_node
+from .predict import accumulate_into, child_shares
 from .splits import LEAF
 
 
@@ -46,28 +46,6 @@ def _class_weights(y, rows, w, n_classes):
     for i in range(rows.shape[0]):
         dist[np.int64(y[rows[i]])] += w[i]
     return dist
-
-
-@njit(cache=True, nogil=True)
-def _shares(X, rows, w, t, weighted_n, node):
-    """Weight of each row going to each child of ``node`` (a spread row shared out by the
-    children's training weights, a stopping row nowhere)."""
-    first, k = t[4][node], t[5][node]
-    out = np.zeros((rows.shape[0], k))
-    total = 0.0
-    for c in range(k):
-        total += weighted_n[first + c]
-    for i in range(rows.shape[0]):
-        x = X[rows[i]]
-        nxt = _numeric_step(x, node, t[0], t[1], t[2], t[4])
-        if nxt == SLOW:
-            nxt = next_node(x, node, t)
-        if nxt == SPREAD:
-            for c in range(k):
-                out[i, c] = w[i] * weighted_n[first + c] / total
-        elif nxt >= 0:
-            out[i, nxt - first] = w[i]
-    return out
 
 
 @njit(cache=True, nogil=True)
@@ -172,7 +150,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
                 _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child,
                          ret_err, ret_w)
                 continue
-            f_shares[top] = _shares(X, rows, wts, t, weighted_n, node)
+            f_shares[top] = child_shares(X, rows, wts, t, weighted_n, node)
             f_next[top] = 0
             f_err[top] = 0.0
             f_largest[top] = -1

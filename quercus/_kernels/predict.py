@@ -334,23 +334,25 @@ def accumulate_into(out, X, rows, y, y2, w, t, weighted_n, regression, start, co
 
 
 @njit(cache=True, nogil=True)
-def child_shares(X, w, t, weighted_n, node):
-    """Weight of each row of ``X`` going to each child of ``node`` (columns in branch
-    order); a spread row is shared out, a stopping row goes nowhere."""
-    first_child = t[4]
-    n_children = t[5]
-    k = n_children[node]
-    out = np.zeros((X.shape[0], k))
+def child_shares(X, rows, w, t, weighted_n, node):
+    """Weight of each of the rows ``rows`` of ``X`` (weights ``w``) going to each child of
+    ``node`` (columns in branch order): a row spread by a missing value (C4.5) is shared out
+    by the children's training weights, a stopping row goes nowhere."""
+    first, k = t[4][node], t[5][node]
+    out = np.zeros((rows.shape[0], k))
     total = 0.0
     for c in range(k):
-        total += weighted_n[first_child[node] + c]
-    for i in range(X.shape[0]):
-        nxt = next_node(X[i], node, t)
+        total += weighted_n[first + c]
+    for i in range(rows.shape[0]):
+        x = X[rows[i]]
+        nxt = _numeric_step(x, node, t[0], t[1], t[2], t[4])
+        if nxt == SLOW:
+            nxt = next_node(x, node, t)
         if nxt == SPREAD:
             for c in range(k):
-                out[i, c] = w[i] * weighted_n[first_child[node] + c] / total
+                out[i, c] = w[i] * weighted_n[first + c] / total
         elif nxt >= 0:
-            out[i, nxt - first_child[node]] = w[i]
+            out[i, nxt - first] = w[i]
     return out
 
 

@@ -16,7 +16,7 @@ Missing values, by ``missing_mode``:
   missing weight as one more branch (Quinlan's rule, as in Weka's J48);
 - LEARNED (scikit-learn): missing samples join the branch that scores best.
 
-Which feature wins is decided in Python (``_selection.py``).
+Which feature wins is decided by ``selection.choose_split``.
 """
 
 import numpy as np

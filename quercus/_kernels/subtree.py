@@ -17,64 +17,18 @@ from numba import njit
 from .criteria import GINI, SQUARED_ERROR, impurity
 from .histograms import feature_histogram, sorted_histogram, sorted_positions
 from .partition import route, scatter
+from .selection import choose_split
 from .splits import (CAT_BINARY, CAT_SUBSET, LEAF, LEARNED, MULTIWAY, TIE_EPS, _outputs,
                      _split_missing, _store, _unpack, category_order, score_histogram)
 
 # Columns of the integer node table.
 KIND, FEATURE, CATEGORY, FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, \
-    CAT_MAP_START, MISSING_MODE, SUR_START = range(11)
-N_INT = 11
+    CAT_MAP_START, MISSING_MODE = range(10)
+N_INT = 10
 # Columns of the float node table; the node's value follows from VALUE on.
 THRESHOLD, WEIGHT, IMPURITY, RHO, VALUE = range(5)
 
 _EPSILON = np.finfo(np.float64).eps
-
-
-@njit(cache=True, nogil=True)
-def _tol(x):
-    return TIE_EPS * max(1.0, abs(x))
-
-
-@njit(cache=True, nogil=True)
-def choose_split(found, dec, info, gain_ratio):
-    """:func:`quercus._selection.choose_split` in the kernel: the first candidate with the
-    largest decrease, or C4.5's rule (largest gain ratio among the candidates with at least
-    the average gain). -1 when none is valid."""
-    n_valid = 0
-    best = -np.inf
-    total = 0.0
-    for i in range(found.shape[0]):
-        if found[i]:
-            n_valid += 1
-            total += dec[i]
-            if dec[i] > best:
-                best = dec[i]
-    if n_valid == 0:
-        return -1
-    if not gain_ratio:
-        for i in range(found.shape[0]):
-            if found[i] and dec[i] >= best - _tol(best):
-                return i
-        return -1
-    mean = total / n_valid
-    best_ratio = -np.inf
-    for i in range(found.shape[0]):
-        if found[i] and dec[i] >= mean - _tol(mean):
-            r = _ratio(dec[i], info[i])
-            if r > best_ratio:
-                best_ratio = r
-    for i in range(found.shape[0]):
-        if found[i] and dec[i] >= mean - _tol(mean):
-            if _ratio(dec[i], info[i]) >= best_ratio - _tol(best_ratio):
-                return i
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def _ratio(dec, info):
-    if info > 0.0:
-        return dec / info
-    return np.inf if dec > 0.0 else np.nan
 
 
 @njit(cache=True, nogil=True)
@@ -119,16 +73,14 @@ def _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, n_left):
 def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, regression,
                  criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
-                 total_w, idx0, w0, stats0, used0, depth0, next_id, cat_map_base, sur_base,
-                 can_presort):
+                 total_w, idx0, w0, stats0, used0, depth0, can_presort):
     """Grow the subtree below one node, as the Python grower would.
 
     The node (samples ``idx0``, weights ``w0``, stats ``stats0``, attributes ``used0``
     already used by a multiway split above it, at ``depth0``) is slot 0 of the returned
-    tables; the nodes it creates are slots 1.. and get tree indices ``next_id``.., so slot
-    ``j`` is node ``next_id + j - 1``. ``cat_map_base`` and ``sur_base`` are the lengths of
-    the tree's flat ``cat_map`` and surrogate lists, to which the subtree adds the returned
-    ``cat_map`` and no surrogates.
+    tables and the nodes it creates are slots 1..; FIRST_CHILD counts the new nodes from 0
+    (slot j is new node j - 1) and CAT_MAP_START indexes the returned ``cat_map``: the
+    caller offsets both where it appends the subtree. It adds no surrogates.
 
     With ``can_presort`` (no sample is ever spread over several branches), a numeric
     feature with too many bins for a dense histogram is sorted once, here, and each node
@@ -136,8 +88,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
     the histograms are the same, built in the same order.
 
     Returns (ints, flts, count, cat_map): the integer table (KIND, FEATURE, CATEGORY,
-    FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, CAT_MAP_START, MISSING_MODE,
-    SUR_START columns), the float table (THRESHOLD, WEIGHT, IMPURITY, RHO, then the
+    FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, CAT_MAP_START and MISSING_MODE
+    columns), the float table (THRESHOLD, WEIGHT, IMPURITY, RHO, then the
     value), the number of slots used and the categories' children of ordered splits.
     """
     n_out = 1 if regression else n_stats
@@ -260,10 +212,9 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
                 if cat_map[c] < 0:
                     cat_map[c] = majority
                 cat_maps[n_cat + c] = cat_map[c]
-            ints[slot, CAT_MAP_START] = cat_map_base + n_cat
+            ints[slot, CAT_MAP_START] = n_cat
             n_cat += nbf
         ints[slot, MISSING_MODE] = missing_mode
-        ints[slot, SUR_START] = sur_base
         if missing_mode != 0 and any_missing:  # not FRACTIONAL: one branch for all
             for i in range(m):
                 if branch[i] < 0:
@@ -278,7 +229,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
         ints[slot, FEATURE] = f
         flts[slot, THRESHOLD] = thr[best]
         ints[slot, CATEGORY] = split_bin[best] if k == CAT_BINARY else -1
-        ints[slot, FIRST_CHILD] = next_id + first - 1
+        ints[slot, FIRST_CHILD] = first - 1
         ints[slot, N_CHILDREN] = n_children
         flts[slot, RHO] = rho[best]
         child_used = used
