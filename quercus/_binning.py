@@ -23,17 +23,10 @@ class Bins:
 
     codes: np.ndarray    # (n, p) uint8 / uint16 / int32, Fortran order
     n_bins: np.ndarray   # int64 (p,)
-    range: np.ndarray    # float64 (2, k): smallest (row 0) and largest (row 1) observed
-    #                      value of each numeric bin; feature f's at offsets[f]:offsets[f+1]
+    lo: np.ndarray       # float64 (k,): smallest observed value of each numeric bin,
+    #                      feature f's at offsets[f]:offsets[f+1]
+    hi: np.ndarray       # float64 (k,): largest; the same array as lo when every bin is exact
     offsets: np.ndarray  # int64 (p + 1,)
-
-    @property
-    def lo(self):
-        return self.range[0]
-
-    @property
-    def hi(self):
-        return self.range[1]
 
 
 def code_dtype(max_code):
@@ -62,50 +55,79 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None):
     ([1, 0, 2, 3], [3], [0.1, 0.5, 0.9])
     """
     n, p = X_enc.shape
+    is_cat = np.asarray(is_categorical, dtype=np.bool_)
     n_bins = np.zeros(p, dtype=np.int64)
-    # Per numeric feature, what fills its bins' range: the distinct values (exact), the
-    # bins' (lo, hi) (quantile bins of known values), or None: measured while coding.
-    known = [None] * p
-    edges = [np.zeros(0)] * p  # the sampled edges of the others
-    track = np.zeros(p, dtype=np.bool_)
-    for j in range(p):
-        if is_categorical[j]:
-            n_bins[j] = max(len(categories[j]), 1)
-            continue
-        e, uniq = _numeric_edges(X_enc[:, j], max_bins)
-        n_bins[j] = len(e) + 1
-        if uniq is None:
-            track[j], edges[j] = True, e
-        else:
-            known[j] = uniq if len(uniq) == n_bins[j] else np.vstack(_bin_ranges(uniq, e))
+    for j in np.flatnonzero(is_cat):
+        n_bins[j] = max(len(categories[j]), 1)
+    numeric = np.flatnonzero(~is_cat)
+    # Codes start as narrow as the categories allow and widen (a copy, at most twice) when
+    # a numeric column has more bins.
+    codes = np.empty((n, p), dtype=code_dtype(int(n_bins.max(initial=0))), order="F")
+    # Exact bins need every distinct value: at most n per column, so the values go into a
+    # buffer of that bound whose unwritten pages never become resident, shrunk in place at
+    # the end (a list of per-column arrays joined at the end would hold them twice).
+    values = np.empty(n * len(numeric) if max_bins is None else (max_bins + 1) * len(numeric))
+    lo_parts = {}  # feature -> its quantile bins' smallest values (hi goes in values)
     offsets = np.zeros(p + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum(np.where(is_categorical, 0, n_bins))
-    # The largest values of known bins are their search edges too (a value's bin is the
-    # first whose largest value reaches it).
-    bin_range = np.zeros((2, offsets[-1]))
+    # Columns whose quantile edges come from a sample are coded afterwards, in parallel over
+    # rows, measuring their bins' ranges on the way.
+    track = np.zeros(p, dtype=np.bool_)
+    edges = [np.zeros(0)] * p
     for j in range(p):
-        if known[j] is not None:
-            bin_range[:, offsets[j]:offsets[j + 1]] = known[j]
-            known[j] = None
-    codes = np.empty((n, p), dtype=code_dtype(int(n_bins.max())), order="F")
-    # A numeric column whose distinct values are all known is coded from their ranks (one
-    # sort, column by column); a binary search per value misses the cache on big columns.
-    precoded = ~np.asarray(is_categorical, dtype=np.bool_) & ~track
-    for j in np.flatnonzero(precoded):
-        _code_by_rank(X_enc[:, j], bin_range[1, offsets[j]:offsets[j + 1]], n_bins[j],
-                      codes[:, j])
-    track_offsets = np.zeros(p + 1, dtype=np.int64)
-    track_offsets[1:] = np.cumsum(np.where(track, n_bins, 0))
-    n_chunks = (n + _ROWS - 1) // _ROWS
-    code_rows = _code_rows_parallel if n_chunks > 1 else _code_rows
-    lo_t, hi_t = code_rows(X_enc, np.asarray(is_categorical, dtype=np.bool_), n_bins,
-                           bin_range[1], offsets, _flat(edges), _flat_offsets(edges), codes,
-                           track_offsets, n_chunks, precoded)
-    lo_t, hi_t = lo_t.min(axis=0), hi_t.max(axis=0)  # min / max: exact in any order
-    for j in np.flatnonzero(track):
-        bin_range[0, offsets[j]:offsets[j + 1]] = lo_t[track_offsets[j]:track_offsets[j + 1]]
-        bin_range[1, offsets[j]:offsets[j + 1]] = hi_t[track_offsets[j]:track_offsets[j + 1]]
-    return Bins(codes, n_bins, bin_range, offsets)
+        offsets[j + 1] = offsets[j]
+        if is_cat[j]:
+            continue
+        col = X_enc[:, j]
+        sampled = _sampled_edges(col, max_bins)
+        if sampled is not None:
+            track[j], edges[j] = True, sampled
+            n_bins[j] = len(sampled) + 1
+            offsets[j + 1] += n_bins[j]
+            continue
+        nan = np.isnan(col)
+        has_nan = nan.any()
+        uniq, inv, counts = np.unique(col[~nan] if has_nan else col, return_inverse=True,
+                                      return_counts=True)
+        if max_bins is not None and uniq.size > max_bins:
+            e = _quantile_edges(uniq, counts, max_bins)
+            which = np.searchsorted(e, uniq, side="left")  # bins hold x <= edge
+            lo, hi = _bin_ranges(uniq, which, len(e) + 1)
+            inv = which[inv]
+        else:
+            lo = hi = uniq
+        del counts
+        n_bins[j] = len(hi)
+        if n_bins[j] > np.iinfo(codes.dtype).max:
+            codes = codes.astype(code_dtype(n_bins[j]), order="F")
+        values[offsets[j]:offsets[j] + len(hi)] = hi
+        if lo is not hi:
+            lo_parts[j] = lo
+        offsets[j + 1] += n_bins[j]
+        if has_nan:
+            codes[nan, j] = n_bins[j]
+            codes[~nan, j] = inv
+        else:
+            codes[:, j] = inv
+        del uniq, inv, nan
+    # Keep only the written part (a mmapped buffer shrinks without a copy).
+    values.resize(offsets[-1], refcheck=False)
+    if track.any() or (is_cat.any() and n > 0):
+        n_track = np.zeros(p + 1, dtype=np.int64)  # offsets of the tracked bins' ranges
+        n_track[1:] = np.cumsum(np.where(track, n_bins, 0))
+        n_chunks = (n + _ROWS - 1) // _ROWS
+        code_rows = _code_rows_parallel if n_chunks > 1 else _code_rows
+        lo_t, hi_t = code_rows(X_enc, is_cat | track, is_cat, n_bins, _flat(edges),
+                               _flat_offsets(edges), codes, n_track, n_chunks)
+        lo_t, hi_t = lo_t.min(axis=0), hi_t.max(axis=0)  # min / max: exact in any order
+        for j in np.flatnonzero(track):
+            values[offsets[j]:offsets[j + 1]] = hi_t[n_track[j]:n_track[j + 1]]
+            lo_parts[j] = lo_t[n_track[j]:n_track[j + 1]]
+    lows = values
+    if lo_parts:  # quantile bins: a second array (at most max_bins values per column)
+        lows = values.copy()
+        for j, lo in lo_parts.items():
+            lows[offsets[j]:offsets[j + 1]] = lo
+    return Bins(codes, n_bins, lows, values, offsets)
 
 
 # Rows per parallel task of the coding pass (rows are read whole: C-ordered X streams).
@@ -122,36 +144,20 @@ def _flat_offsets(arrays):
     return offsets
 
 
-def _code_by_rank(col, hi, n_bins_f, out):
-    """Codes of one numeric column whose bins' largest values ``hi`` are known: the bin of
-    each distinct value (by rank), spread back to the rows; NaN gets ``n_bins_f``."""
-    nan = np.isnan(col)
-    known = col[~nan] if nan.any() else col
-    uniq, inv = np.unique(known, return_inverse=True)
-    # A value's bin is the first whose largest value reaches it.
-    which = np.searchsorted(hi, uniq, side="left").astype(out.dtype)
-    if nan.any():
-        out[nan] = n_bins_f
-        out[~nan] = which[inv]
-    else:
-        out[:] = which[inv]
-
-
-def _numeric_edges(col, max_bins):
-    """Edges between the bins of one numeric column (midpoints of adjacent distinct values),
-    and the column's sorted distinct values, or None when the edges come from a sample."""
+def _sampled_edges(col, max_bins):
+    """Quantile edges of a long numeric column from a deterministic sample, when the sample
+    alone has more than ``max_bins`` distinct values; None when every distinct value is
+    needed (exact bins, or quantile bins cut from all of them)."""
+    if max_bins is None or col.size <= _EDGE_SAMPLE:
+        return None
     known = col[~np.isnan(col)]
-    if max_bins is not None and known.size > _EDGE_SAMPLE:
-        # Enough distinct values in a sample settle it: the column needs quantile bins.
-        sample = known[np.random.default_rng(0).choice(known.size, _EDGE_SAMPLE,
-                                                       replace=False)]
-        uniq, counts = np.unique(sample, return_counts=True)
-        if uniq.size > max_bins:
-            return _quantile_edges(uniq, counts, max_bins), None
-    uniq, counts = np.unique(known, return_counts=True)
-    if max_bins is not None and uniq.size > max_bins:
-        return _quantile_edges(uniq, counts, max_bins), uniq
-    return _midpoints(uniq[:-1], uniq[1:]), uniq
+    if known.size <= _EDGE_SAMPLE:
+        return None
+    sample = known[np.random.default_rng(0).choice(known.size, _EDGE_SAMPLE, replace=False)]
+    uniq, counts = np.unique(sample, return_counts=True)
+    if uniq.size <= max_bins:
+        return None
+    return _quantile_edges(uniq, counts, max_bins)
 
 
 def _quantile_edges(uniq, counts, max_bins):
@@ -164,10 +170,10 @@ def _quantile_edges(uniq, counts, max_bins):
     return _midpoints(uniq[last], uniq[last + 1])
 
 
-def _bin_ranges(uniq, edges):
-    """Smallest and largest distinct value of each bin (bins hold ``x <= edge``)."""
-    which = np.searchsorted(edges, uniq, side="left")
-    k = np.arange(len(edges) + 1)
+def _bin_ranges(uniq, which, n_bins):
+    """Smallest and largest distinct value of each bin, ``which[i]`` being the bin of
+    ``uniq[i]`` (sorted)."""
+    k = np.arange(n_bins)
     return (uniq[np.searchsorted(which, k, side="left")],
             uniq[np.searchsorted(which, k, side="right") - 1])
 
@@ -193,27 +199,27 @@ def _bin_of(edges, start, stop, v):
 
 
 @njit(cache=True, nogil=True)
-def _code_rows(X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes, track_offsets,
-               n_chunks, precoded):
-    """Fill ``codes`` but for the ``precoded`` columns, block of rows by block; return per
-    block the smallest and largest value of every tracked bin (features whose edges came
-    from a sample)."""
-    lo, hi_t = _range_outputs(n_chunks, track_offsets[X.shape[1]])
+def _code_rows(X, columns, is_cat, n_bins, edges, edge_offsets, codes, track_offsets,
+               n_chunks):
+    """Fill the ``columns`` of ``codes`` (categorical, and numeric by sampled edges), block
+    of rows by block; return per block the smallest and largest value of every bin of the
+    numeric ones."""
+    lo, hi = _range_outputs(n_chunks, track_offsets[X.shape[1]])
     for c in range(n_chunks):
-        _code_block(c, X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes,
-                    track_offsets, lo, hi_t, precoded)
-    return lo, hi_t
+        _code_block(c, X, columns, is_cat, n_bins, edges, edge_offsets, codes,
+                    track_offsets, lo, hi)
+    return lo, hi
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _code_rows_parallel(X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes,
-                        track_offsets, n_chunks, precoded):
+def _code_rows_parallel(X, columns, is_cat, n_bins, edges, edge_offsets, codes,
+                        track_offsets, n_chunks):
     """:func:`_code_rows` in parallel over the blocks of rows."""
-    lo, hi_t = _range_outputs(n_chunks, track_offsets[X.shape[1]])
+    lo, hi = _range_outputs(n_chunks, track_offsets[X.shape[1]])
     for c in prange(n_chunks):
-        _code_block(c, X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes,
-                    track_offsets, lo, hi_t, precoded)
-    return lo, hi_t
+        _code_block(c, X, columns, is_cat, n_bins, edges, edge_offsets, codes,
+                    track_offsets, lo, hi)
+    return lo, hi
 
 
 @njit(cache=True, nogil=True)
@@ -222,25 +228,23 @@ def _range_outputs(n_chunks, n_track):
 
 
 @njit(cache=True, nogil=True)
-def _code_block(c, X, is_cat, n_bins, hi, offsets, edges, edge_offsets, codes,
-                track_offsets, lo_t, hi_t, precoded):
-    """Code rows of block ``c``: a tracked feature by its sampled edges (recording its bins'
-    ranges), the others by their bins' largest values."""
+def _code_block(c, X, columns, is_cat, n_bins, edges, edge_offsets, codes, track_offsets,
+                lo, hi):
+    """Code the ``columns`` of the rows of block ``c``: a category by its code, a number by
+    its sampled edges (recording its bin's range)."""
     n, p = X.shape
     for i in range(c * _ROWS, min(n, (c + 1) * _ROWS)):
         for j in range(p):
-            if precoded[j]:
+            if not columns[j]:
                 continue
             v = X[i, j]
             if np.isnan(v):
                 codes[i, j] = n_bins[j]
             elif is_cat[j]:
                 codes[i, j] = np.int64(v)
-            elif track_offsets[j + 1] > track_offsets[j]:
+            else:
                 b = _bin_of(edges, edge_offsets[j], edge_offsets[j + 1], v)
                 codes[i, j] = b
                 t = track_offsets[j] + b
-                lo_t[c, t] = min(lo_t[c, t], v)
-                hi_t[c, t] = max(hi_t[c, t], v)
-            else:
-                codes[i, j] = _bin_of(hi, offsets[j], offsets[j + 1], v)
+                lo[c, t] = min(lo[c, t], v)
+                hi[c, t] = max(hi[c, t], v)

@@ -202,7 +202,8 @@ def explain_node(est, node, X=None, y=None, sample_weight=None):
                             None, [lc, total - lc], miss, ok,
                             [samples(left), samples(bins[order[t + 1:]])])
             else:
-                lo, hi = data.bin_range[:, data.bin_offsets[f]:data.bin_offsets[f + 1]]
+                sl = slice(data.bin_offsets[f], data.bin_offsets[f + 1])
+                lo, hi = data.bin_lo[sl], data.bin_hi[sl]
                 left = np.cumsum(counts, axis=0)
                 left_n = np.cumsum(n)
                 for t in range(len(bins) - 1):
@@ -249,11 +250,11 @@ def _mark(est, data, node, idx, wi, features, table, cat_mode, crit, hist_crit):
     no_draw = np.full(features.size, -1.0)
     if crit == ABSOLUTE_ERROR:
         found, kind, _, dec, info, split_bin, thr, _, _ = ae_search_node(
-            data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets,
+            data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
             features, idx, wi, data.y, search_cat, mode, msl, 0.0, no_draw)
     else:
         found, kind, _, dec, info, split_bin, thr, _, _ = search_node(
-            data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets,
+            data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
             features, idx, wi, data.y, data.y2, data.n_stats, hist_crit, search_cat, mode,
             msl, 0.0, no_draw)
     for i, f in enumerate(features):

@@ -95,7 +95,8 @@ class BinnedData:
     codes: np.ndarray        # uint8/uint16/int32 (n, p), Fortran order; missing = n_bins[f]
     n_bins: np.ndarray       # int64 (p,), bins of observed values
     is_cat: np.ndarray       # bool (p,)
-    bin_range: np.ndarray    # float64 (2, k): smallest and largest value of each numeric bin
+    bin_lo: np.ndarray       # float64 (k,): smallest value of each numeric bin
+    bin_hi: np.ndarray       # float64 (k,): largest value (the same array when all are exact)
     bin_offsets: np.ndarray  # int64 (p + 1,)
     y: np.ndarray            # float64: class codes, or targets
     y2: np.ndarray           # float64: y*y (squared error), y*log(y) (Poisson), unused
@@ -110,7 +111,7 @@ class BinnedData:
         # Writable arrays: a read-only target (a pandas Series' values) would compile every
         # kernel a second time for the read-only type.
         y, y2, w = (np.require(a, np.float64, ["C", "W"]) for a in (y, y2, w))
-        return cls(bins.codes, bins.n_bins, is_cat, bins.range, bins.offsets, y, y2, w,
+        return cls(bins.codes, bins.n_bins, is_cat, bins.lo, bins.hi, bins.offsets, y, y2, w,
                    n_stats, n_out)
 
     @property
@@ -213,14 +214,14 @@ def grow(data, cfg, rng, validation=None):
                     else np.full(features.size, -1.0))
         if cfg.criterion == ABSOLUTE_ERROR:
             found, kind, _, dec, info, split_bin, thr, miss_dir, rho = ae_search_node(
-                data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets,
+                data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
                 features, idx, wi, data.y, cfg.cat_mode, cfg.missing_mode,
                 cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms)
         else:
             search = (search_features_parallel if parallel(m * features.size)
                       else search_features)
             found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search(
-                data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets,
+                data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
                 features, idx, wi, data.y, data.y2, data.n_stats, cfg.criterion,
                 cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf, cfg.min_weight_leaf,
                 uniforms, float(cfg.min_objects), *_hist_args(data, layout, hist))
@@ -267,8 +268,8 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     def one(item):
         node, idx, wi, stats, used = item
         return grow_subtree(
-            data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets, data.y,
-            data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
+            data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
+            data.y, data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
             cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
             cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
             cfg.min_objects, total_w, idx, wi, stats, used, int(tree["depth"][node]), presort)
@@ -575,7 +576,7 @@ def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
     surrogates = (all_surrogates_parallel if parallel(sidx.size * data.codes.shape[1])
                   else all_surrogates)
     agree, majority, kinds, where, thrs, flips = surrogates(
-        data.codes, data.n_bins, data.is_cat, data.bin_range, data.bin_offsets, f, sidx,
+        data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets, f, sidx,
         sw, direction)
     # Keep those better than "go with the majority", best agreement first, ties by column.
     found = [(-agree[g], g, int(kinds[g]), int(where[g]), float(thrs[g]), int(flips[g]),
@@ -595,7 +596,7 @@ def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
 
 def bin_of_threshold(data, f, threshold):
     """The last bin of numeric feature ``f`` at or below ``threshold``."""
-    hi = data.bin_range[1, data.bin_offsets[f]:data.bin_offsets[f + 1]]
+    hi = data.bin_hi[data.bin_offsets[f]:data.bin_offsets[f + 1]]
     return int(np.searchsorted(hi, threshold, side="right") - 1)
 
 

@@ -23,6 +23,8 @@ def fit_bytes(X, max_bins):
     return {
         "encoded copy of X (float64)": 0 if is_float_matrix(X) else 8 * n * p,
         "bin codes": (1 if max_bins is not None and max_bins <= 255 else 4) * n * p,
+        # exact bins keep every distinct value (at most one per cell)
+        "bin values": 8 * n * p if max_bins is None else 0,
         "per-sample work arrays": PER_SAMPLE_BYTES * n,
     }
 

@@ -24,7 +24,7 @@ def _training_matrix(est):
         if data.is_cat[j]:
             X[:, j] = np.where(miss, np.nan, codes)
         else:
-            values = data.bin_range[1, data.bin_offsets[j]:data.bin_offsets[j + 1]]
+            values = data.bin_hi[data.bin_offsets[j]:data.bin_offsets[j + 1]]
             X[:, j] = np.where(miss, np.nan, values[np.minimum(codes, len(values) - 1)])
     return X, data.y, data.w
 

@@ -40,7 +40,7 @@ def run_search(codes, n_bins, is_cat, values, y, w, cat_mode, missing_mode, min_
     offsets[1:] = np.cumsum([len(v) for v in values])
     flat = np.concatenate(values) if values else np.zeros(0)
     return ae_search_node(np.asfortranarray(codes.astype(np.int32)), n_bins.astype(np.int64),
-                          is_cat, np.vstack([flat, flat]), offsets, np.arange(p, dtype=np.int64),
+                          is_cat, flat, flat, offsets, np.arange(p, dtype=np.int64),
                           np.arange(n, dtype=np.int64), w, y, cat_mode, missing_mode,
                           min_leaf, 0.0, np.full(p, -1.0))
 

@@ -223,9 +223,8 @@ def _check_search(df, y, categorical, w, idx, features, criterion, multiway, msl
     classes = sorted(set(y.tolist()))
     y_codes = np.array([classes.index(v) for v in y], dtype=np.float64)
     feats = np.array(features, dtype=np.int64)
-    exact = np.vstack([values, values])  # one bin per value: its lo and hi are the value
     found, kind, child, dec, info, split_bin, thr, miss_dir, rho = search_node(
-        codes, n_bins, is_cat, exact, offsets, feats, idx, w[idx], y_codes, y_codes,
+        codes, n_bins, is_cat, values, values, offsets, feats, idx, w[idx], y_codes, y_codes,
         len(classes), criterion, CAT_MULTIWAY if multiway else CAT_ONE_VS_REST, FRACTIONAL,
         msl, mlw, np.full(len(feats), -1.0))
     node = df.iloc[idx]
@@ -309,7 +308,7 @@ def test_search_node_numeric_tie_goes_to_smallest_threshold():
     for crit in (ENTROPY, GINI):
         codes, n_bins, is_cat, values, offsets, _ = encode(df, [])
         yf = np.array([0.0, 1.0, 1.0, 0.0])
-        out = search_node(codes, n_bins, is_cat, np.vstack([values, values]), offsets,
+        out = search_node(codes, n_bins, is_cat, values, values, offsets,
                           np.array([0]), idx, w[idx], yf, yf, 2, crit, CAT_MULTIWAY,
                           FRACTIONAL, 1, 0.0, np.full(1, -1.0))
         assert out[6][0] == 1.5

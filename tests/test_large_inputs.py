@@ -29,10 +29,11 @@ def test_kernels_read_cells_beyond_two_to_the_31(tmp_path):
     assert hist_n[2:13].tolist() == [100] * 10 + [0]
     assert hist[2:12, 1].tolist() == [0.0] * 6 + [100.0] * 4
     values = np.arange(10, dtype=np.float64)
-    bin_range = np.vstack([np.r_[0.0, values], np.r_[0.0, values]])
+    bin_values = np.r_[0.0, values]  # exact bins: smallest = largest
     bin_offsets = np.array([0, 1, 11], dtype=np.int64)
-    out = search_node(codes, n_bins, np.zeros(2, dtype=np.bool_), bin_range, bin_offsets,
-                      np.array([1]), far, w, y, y, 2, GINI, 0, 2, 1, 0.0, np.array([-1.0]))
+    out = search_node(codes, n_bins, np.zeros(2, dtype=np.bool_), bin_values, bin_values,
+                      bin_offsets, np.array([1]), far, w, y, y, 2, GINI, 0, 2, 1, 0.0,
+                      np.array([-1.0]))
     found, kind, _, dec, _, split_bin, thr = out[:7]
     assert found[0] and kind[0] == NUMERIC and split_bin[0] == 5 and thr[0] == 5.5
     assert dec[0] == 0.48  # a perfect split of 600 / 400

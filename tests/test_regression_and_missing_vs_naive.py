@@ -195,8 +195,7 @@ def kernel_search(df, y, w, idx, features, criterion, cat_mode, missing_mode, ms
     else:
         yf = np.asarray(y, dtype=np.float64)
         y2, n_stats = second_stat(yf, criterion), 3
-    exact = np.vstack([values, values])  # one bin per value: its lo and hi are the value
-    out = search_node(codes, n_bins, is_cat, exact, offsets, np.array(features, np.int64),
+    out = search_node(codes, n_bins, is_cat, values, values, offsets, np.array(features, np.int64),
                       idx, w[idx], yf, y2, n_stats, criterion, cat_mode, missing_mode, msl,
                       mlw, np.full(len(features), -1.0))
     keys = ("found", "kind", "child", "dec", "info", "split_bin", "thr", "miss_dir", "rho")

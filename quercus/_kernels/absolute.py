@@ -347,7 +347,7 @@ def ae_category_order(codes_f, n_real_bins, idx, wi, y):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def ae_search_node(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y,
+def ae_search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y,
                    cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms):
     """:func:`search_node` for the absolute-error criterion (same outputs; split_info 0)."""
     nf = features.shape[0]
@@ -362,8 +362,8 @@ def ae_search_node(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx,
     rho = np.ones(nf)
     for i in prange(nf):
         f = features[i]
-        lo = bin_range[0, bin_offsets[f]:bin_offsets[f + 1]]
-        hi = bin_range[1, bin_offsets[f]:bin_offsets[f + 1]]
+        lo = bin_lo[bin_offsets[f]:bin_offsets[f + 1]]
+        hi = bin_hi[bin_offsets[f]:bin_offsets[f + 1]]
         r = ae_search_feature(codes[:, f], n_bins[f], is_cat[f], lo, hi, idx, wi, y,
                               cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms[i])
         found[i] = r[0]

@@ -491,7 +491,7 @@ def node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, hist, h
 
 
 @njit(cache=True, nogil=True)
-def score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets, f, n_stats,
+def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f, n_stats,
                     criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, u,
                     min_objects):
     """The best split of feature ``f`` from its compact histogram at a node (see
@@ -514,8 +514,8 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets, f, 
         bound = min(max(0.1 * known_w / max(n_stats, 1), min_objects), 25.0)
         min_w_bin = max(min_leaf_w, bound)
     if not is_cat[f]:
-        lo = bin_range[0, bin_offsets[f]:bin_offsets[f + 1]]
-        hi = bin_range[1, bin_offsets[f]:bin_offsets[f + 1]]
+        lo = bin_lo[bin_offsets[f]:bin_offsets[f + 1]]
+        hi = bin_hi[bin_offsets[f]:bin_offsets[f + 1]]
         ok, c, d, s, b, t, md = best_split_numeric(
             kb, kc, kn, lo, hi, miss, n_miss, criterion, missing_mode, min_leaf_n,
             min_w_bin, u)
@@ -546,7 +546,7 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets, f, 
 
 
 @njit(cache=True, nogil=True)
-def search_features(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y, y2,
+def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
                     n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w,
                     uniforms, min_objects, hist, hist_n, hist_offsets):
     """:func:`search_node` taking the dense histograms of the features that have one (see
@@ -556,7 +556,7 @@ def search_features(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx
         f = features[i]
         bins, counts, n = node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats,
                                          criterion, hist, hist_n, hist_offsets)
-        _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets, f,
+        _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f,
                                   n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
                                   min_leaf_w, uniforms[i], min_objects),
                found, kind, res, ints)
@@ -564,7 +564,7 @@ def search_features(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def search_features_parallel(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx,
+def search_features_parallel(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx,
                              wi, y, y2, n_stats, criterion, cat_mode, missing_mode,
                              min_leaf_n, min_leaf_w, uniforms, min_objects, hist, hist_n,
                              hist_offsets):
@@ -576,7 +576,7 @@ def search_features_parallel(codes, n_bins, is_cat, bin_range, bin_offsets, feat
         f = features[i]
         bins, counts, n = node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats,
                                          criterion, hist, hist_n, hist_offsets)
-        _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_range, bin_offsets, f,
+        _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f,
                                   n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
                                   min_leaf_w, uniforms[i], min_objects),
                found, kind, res, ints)
@@ -609,7 +609,7 @@ def _unpack(found, kind, res, ints):
 
 
 @njit(cache=True, nogil=True)
-def search_node(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi, y, y2,
+def search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
                 n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
                 min_objects=0.0):
     """Best split of each candidate feature at a node.
@@ -619,8 +619,8 @@ def search_node(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi
     codes : uint8, uint16 or int32 array (n_samples, n_features), Fortran order: bin codes;
         a missing value has code ``n_bins[f]``.
     n_bins : int64 array (n_features,), bins of observed values; is_cat : bool array.
-    bin_range, bin_offsets : float64 (2, n_numeric_bins): the smallest (row 0) and largest
-        (row 1) observed value of every numeric bin, feature ``f`` at
+    bin_lo, bin_hi, bin_offsets : float64 (n_numeric_bins,): the smallest and the largest
+        observed value of every numeric bin (often one array: exact bins), feature ``f``'s at
         ``bin_offsets[f]:bin_offsets[f + 1]``.
     features : int64 array of the features to try, in column order.
     idx, wi : the node's samples and their weights at this node.
@@ -641,7 +641,7 @@ def search_node(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi
     each of length ``len(features)``.
     """
     none = np.zeros(n_bins.shape[0] + 1, dtype=np.int64)
-    return search_features(codes, n_bins, is_cat, bin_range, bin_offsets, features, idx, wi,
+    return search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi,
                            y, y2, n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
                            min_leaf_w, uniforms, min_objects, np.zeros((0, n_stats)),
                            np.zeros(0, dtype=np.int64), none)

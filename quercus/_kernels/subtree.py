@@ -70,7 +70,7 @@ def _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, n_left):
 
 
 @njit(cache=True, nogil=True)
-def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, regression,
+def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_stats, regression,
                  criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
                  total_w, idx0, w0, stats0, used0, depth0, can_presort):
@@ -167,7 +167,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_range, bin_offsets, y, y2, n_stats, 
             else:
                 bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2,
                                                     n_bins[f] + 1, n_stats, criterion)
-            _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_range,
+            _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi,
                                       bin_offsets, f, n_stats, criterion, cat_mode,
                                       missing_mode, min_samples_leaf, min_weight_leaf, -1.0,
                                       min_objects), o_found, o_kind, o_res, o_ints)

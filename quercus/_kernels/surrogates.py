@@ -64,7 +64,7 @@ def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def all_surrogates(codes, n_bins, is_cat, bin_range, bin_offsets, primary, idx, wi,
+def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, primary, idx, wi,
                    direction):
     """:func:`best_surrogate` for every attribute but ``primary``, in one call.
 
@@ -74,19 +74,19 @@ def all_surrogates(codes, n_bins, is_cat, bin_range, bin_offsets, primary, idx, 
     out = _surrogate_outputs(codes.shape[1])
     for g in range(codes.shape[1]):
         if g != primary:
-            _surrogate_of(g, codes, n_bins, is_cat, bin_range, bin_offsets, idx, wi,
+            _surrogate_of(g, codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, idx, wi,
                           direction, *out)
     return out
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def all_surrogates_parallel(codes, n_bins, is_cat, bin_range, bin_offsets, primary, idx, wi,
+def all_surrogates_parallel(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, primary, idx, wi,
                             direction):
     """:func:`all_surrogates` in parallel over the attributes (one thread each)."""
     out = _surrogate_outputs(codes.shape[1])
     for g in prange(codes.shape[1]):
         if g != primary:
-            _surrogate_of(g, codes, n_bins, is_cat, bin_range, bin_offsets, idx, wi,
+            _surrogate_of(g, codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, idx, wi,
                           direction, *out)
     return out
 
@@ -98,10 +98,10 @@ def _surrogate_outputs(p):
 
 
 @njit(cache=True, nogil=True)
-def _surrogate_of(g, codes, n_bins, is_cat, bin_range, bin_offsets, idx, wi, direction,
+def _surrogate_of(g, codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, idx, wi, direction,
                   agree, majority, kind, where, thr, flip):
-    lo = bin_range[0, bin_offsets[g]:bin_offsets[g + 1]]
-    hi = bin_range[1, bin_offsets[g]:bin_offsets[g + 1]]
+    lo = bin_lo[bin_offsets[g]:bin_offsets[g + 1]]
+    hi = bin_hi[bin_offsets[g]:bin_offsets[g + 1]]
     a, m, k, b, t, fl = best_surrogate(codes[:, g], idx, wi, direction, n_bins[g], is_cat[g],
                                        lo, hi)
     agree[g] = a
