@@ -44,7 +44,7 @@ PARALLEL_MIN_CELLS = 100_000
 # cost more than the split searches. On big data the bound rises to a quarter of a
 # thread's share of the rows, so that the top few nodes (searched in parallel over the
 # features) leave several subtrees per thread (grown in parallel, presorted).
-SUBTREE_MAX_SAMPLES = 8192
+SUBTREE_MAX_SAMPLES = 2048
 SUBTREES_PER_THREAD = 4
 
 
@@ -264,6 +264,9 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     the GIL, so they run on the fit's threads; the tree does not depend on how many."""
     # Presorting needs every sample in exactly one child: no fractional spreading.
     presort = cfg.missing_mode != FRACTIONAL or not data.has_missing
+    layout = histogram_layout(data, cfg)
+    dense, hist_offsets = layout if layout is not None else (
+        np.zeros(0, dtype=np.int64), np.zeros(data.codes.shape[1] + 1, dtype=np.int64))
 
     def one(item):
         node, idx, wi, stats, used = item
@@ -272,14 +275,21 @@ def _grow_below(data, cfg, tree, deferred, total_w):
             data.y, data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
             cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
             cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
-            cfg.min_objects, total_w, idx, wi, stats, used, int(tree["depth"][node]), presort)
+            cfg.min_objects, total_w, idx, wi, stats, used, int(tree["depth"][node]), presort,
+            dense, hist_offsets, HIST_MIN_SAMPLES)
 
     threads = numba.get_num_threads()
     work = sum(item[1].size for item in deferred) * data.codes.shape[1]
     if threads > 1 and len(deferred) > 1 and work >= PARALLEL_MIN_CELLS:
         from concurrent.futures import ThreadPoolExecutor
+        # Biggest first, so that no thread is left with a big one at the end; spliced in
+        # the deferred order all the same.
+        order = sorted(range(len(deferred)), key=lambda i: -deferred[i][1].size)
         with ThreadPoolExecutor(threads) as pool:
-            results = list(pool.map(one, deferred))
+            done = list(pool.map(one, [deferred[i] for i in order]))
+        results = [None] * len(deferred)
+        for i, r in zip(order, done):
+            results[i] = r
     else:
         results = map(one, deferred)
     for item, result in zip(deferred, results):

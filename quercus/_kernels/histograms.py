@@ -139,17 +139,33 @@ def build_histograms(codes, features, hist_offsets, idx, wi, y, y2, n_stats, cri
     total = hist_offsets[hist_offsets.shape[0] - 1]
     hist = np.zeros((total, n_stats))
     hist_n = np.zeros(total, dtype=np.int64)
-    m = idx.shape[0]
     for j in prange(features.shape[0]):
-        f = features[j]
-        off = hist_offsets[f]
-        col = codes[:, f]
-        for i in range(m):
-            s = idx[i]
-            row = off + np.int64(col[s])
-            _accumulate(hist, row, y[s], y2[s], wi[i], criterion)
-            hist_n[row] += 1
+        _dense_into(hist, hist_n, codes[:, features[j]], hist_offsets[features[j]], idx, wi,
+                    y, y2, criterion)
     return hist, hist_n
+
+
+@njit(cache=True, nogil=True)
+def build_histograms_serial(codes, features, hist_offsets, idx, wi, y, y2, n_stats,
+                            criterion):
+    """:func:`build_histograms` on one thread (inside a kernel that is a thread's work)."""
+    total = hist_offsets[hist_offsets.shape[0] - 1]
+    hist = np.zeros((total, n_stats))
+    hist_n = np.zeros(total, dtype=np.int64)
+    for j in range(features.shape[0]):
+        _dense_into(hist, hist_n, codes[:, features[j]], hist_offsets[features[j]], idx, wi,
+                    y, y2, criterion)
+    return hist, hist_n
+
+
+@njit(cache=True, nogil=True)
+def _dense_into(hist, hist_n, col, off, idx, wi, y, y2, criterion):
+    """Add one feature's samples to its rows ``off..`` of the dense histograms."""
+    for i in range(idx.shape[0]):
+        s = idx[i]
+        row = off + np.int64(col[s])
+        _accumulate(hist, row, y[s], y2[s], wi[i], criterion)
+        hist_n[row] += 1
 
 
 @njit(cache=True, nogil=True)

@@ -117,6 +117,9 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
     kind, first_child, n_children = t[0], t[4], t[5]
     n_nodes = kind.shape[0]
     scratch = np.zeros((n_nodes, n_classes))
+    # Class weights each leaf got from its own branch's rows when that branch was pruned:
+    # a node's branch estimate routes only its other rows through its largest branch.
+    own = np.zeros((n_nodes, n_classes))
     rec_node = List.empty_list(types.int64)
     rec_before = List.empty_list(types.float64)
     rec_after = List.empty_list(types.float64)
@@ -144,6 +147,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
         if j == -1:
             if kind[node] == LEAF:
                 dist = _class_weights(y, rows, wts, n_classes)
+                own[node] = dist
                 ret_err = leaf_estimated_errors(dist, cf, z)
                 ret_w = dist.sum()
                 _pop(f_node, f_rows, f_w, f_shares, f_next, f_err, f_largest, f_largest_w)
@@ -187,13 +191,14 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
         largest = f_largest[top]
         branch_err = np.inf
         if subtree_raising:
-            accumulate_into(scratch, X, rows, y, y, wts, t, weighted_n, False, largest,
-                            False)
-            branch_err = _sum_leaf_estimates(scratch, t, largest, cf, z)
+            branch_err = _branch_estimate(X, y, rows, wts, f_shares[top],
+                                          largest - first_child[node], t, weighted_n,
+                                          largest, own, scratch, cf, z)
         if leaf_err <= tree_err + 0.1 and leaf_err <= branch_err + 0.1:
             _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature,
                     node, tree_err, leaf_err, 1, _count_leaves(t, node) - 1, t[1][node])
             kind[node] = LEAF
+            own[node] = dist
             ret_err = leaf_err
         elif subtree_raising and branch_err <= tree_err + 0.1:
             _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature,
@@ -228,15 +233,34 @@ def _floats(values):
 
 
 @njit(cache=True, nogil=True)
-def _sum_leaf_estimates(scratch, t, start, cf, z):
-    """Sum of the leaves' estimates below ``start`` from the class weights in ``scratch``,
-    which is cleared on the way."""
+def _branch_estimate(X, y, rows, wts, shares, col, t, weighted_n, largest, own, scratch, cf,
+                     z):
+    """Estimated errors of the subtree ``largest`` (the node's branch ``col``) for all the
+    node's rows: the class weights its leaves hold from their own rows (``own``) plus the
+    rest of each row's weight (other branches' rows, a spread row's other shares) routed
+    from ``largest``. Routing is linear in the weight, so this is the sum of every row's
+    full routing."""
+    n_in = 0
+    for i in range(rows.shape[0]):
+        if shares[i, col] != wts[i]:
+            n_in += 1
+    rest = np.empty(n_in, dtype=np.int64)
+    rest_w = np.empty(n_in)
+    k = 0
+    for i in range(rows.shape[0]):
+        if shares[i, col] != wts[i]:
+            rest[k] = rows[i]
+            rest_w[k] = wts[i] - shares[i, col]
+            k += 1
+    accumulate_into(scratch, X, rest, y, y, rest_w, t, weighted_n, False, largest, False)
     kind, first_child, n_children = t[0], t[4], t[5]
     total = 0.0
-    stack = [start]
+    stack = [largest]
     while len(stack) > 0:
         node = stack.pop()
         if kind[node] == LEAF:
+            for c in range(scratch.shape[1]):
+                scratch[node, c] += own[node, c]
             total += leaf_estimated_errors(scratch[node], cf, z)
         else:
             for c in range(n_children[node]):

@@ -15,11 +15,12 @@ import numpy as np
 from numba import njit
 
 from .criteria import GINI, SQUARED_ERROR, impurity
-from .histograms import feature_histogram, sorted_histogram, sorted_positions
+from .histograms import (build_histograms_serial, compact_histogram, feature_histogram,
+                         sorted_histogram, sorted_positions, subtract_histograms)
 from .partition import route, scatter
 from .selection import choose_split
-from .splits import (CAT_BINARY, CAT_SUBSET, LEAF, LEARNED, MULTIWAY, TIE_EPS, _outputs,
-                     _split_missing, _store, _unpack, category_order, score_histogram)
+from .splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, TIE_EPS,
+                     _outputs, _split_missing, _store, _unpack, category_order, score_histogram)
 
 # Columns of the integer node table.
 KIND, FEATURE, CATEGORY, FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, \
@@ -73,7 +74,8 @@ def _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, n_left):
 def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_stats, regression,
                  criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
-                 total_w, idx0, w0, stats0, used0, depth0, can_presort):
+                 total_w, idx0, w0, stats0, used0, depth0, can_presort, dense_features,
+                 hist_offsets, hist_min_samples):
     """Grow the subtree below one node, as the Python grower would.
 
     The node (samples ``idx0``, weights ``w0``, stats ``stats0``, attributes ``used0``
@@ -86,6 +88,10 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     feature with too many bins for a dense histogram is sorted once, here, and each node
     keeps its samples in that order (split stably to the children), so that no node sorts:
     the histograms are the same, built in the same order.
+
+    The ``dense_features`` keep dense histograms (rows ``hist_offsets[f]..``) at nodes of
+    at least ``hist_min_samples`` samples, and the larger child of a binary split gets its
+    own by subtraction, as the Python grower's nodes do (none: an empty array).
 
     Returns (ints, flts, count, cat_map): the integer table (KIND, FEATURE, CATEGORY,
     FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, CAT_MAP_START and MISSING_MODE
@@ -114,9 +120,15 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     for f in range(p):
         if slot_of[f] >= 0:
             srt0[slot_of[f]] = sorted_positions(codes[:, f], idx0)
-    stack = [(0, idx0, w0, stats0, used0, srt0)]
+    no_hist = np.zeros((0, n_stats))
+    no_hist_n = np.zeros(0, dtype=np.int64)
+    hist0, hist_n0 = no_hist, no_hist_n
+    if dense_features.shape[0] > 0 and m0 >= hist_min_samples:
+        hist0, hist_n0 = build_histograms_serial(codes, dense_features, hist_offsets, idx0,
+                                                 w0, y, y2, n_stats, stat_crit)
+    stack = [(0, idx0, w0, stats0, used0, srt0, hist0, hist_n0)]
     while len(stack) > 0:
-        slot, idx, wi, stats, used, srt = stack.pop()
+        slot, idx, wi, stats, used, srt, hist, hist_n = stack.pop()
         m = idx.shape[0]
         weight = 0.0
         for i in range(m):
@@ -161,7 +173,10 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         o_found, o_kind, o_res, o_ints = _outputs(n_feat)
         for i in range(n_feat):
             f = features[i]
-            if slot_of[f] >= 0:
+            if hist.shape[0] > 0 and hist_offsets[f + 1] > hist_offsets[f]:
+                bins, counts, n = compact_histogram(hist[hist_offsets[f]:hist_offsets[f + 1]],
+                                                    hist_n[hist_offsets[f]:hist_offsets[f + 1]])
+            elif slot_of[f] >= 0:
                 bins, counts, n = sorted_histogram(codes[:, f], srt[slot_of[f]], idx, wi, y,
                                                    y2, n_stats, criterion)
             else:
@@ -237,21 +252,62 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             child_used = used.copy()
             child_used[f] = True
         child_srt = _split_sorted(srt, branch, n_children)
+        # The children's histograms: the smaller child's from its samples, the larger's by
+        # subtraction (not where C4.5 spread a sample into both: counts would not add up).
+        c_hist = [no_hist, no_hist]
+        c_hist_n = [no_hist_n, no_hist_n]
+        spread = missing_mode == FRACTIONAL and any_missing
+        if hist.shape[0] > 0 and n_children == 2 and not spread:
+            big = 0 if offsets[1] - offsets[0] >= offsets[2] - offsets[1] else 1
+            small = 1 - big
+            if _wants_hist(big, offsets, child_w, child_stats, hist_min_samples, depth + 1,
+                           max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
+                           min_objects):
+                s, e = offsets[small], offsets[small + 1]
+                h_s, h_sn = build_histograms_serial(codes, dense_features, hist_offsets,
+                                                    child_idx[s:e], child_w[s:e], y, y2,
+                                                    n_stats, stat_crit)
+                c_hist[big], c_hist_n[big] = subtract_histograms(hist, hist_n, h_s, h_sn)
+                if _wants_hist(small, offsets, child_w, child_stats, hist_min_samples,
+                               depth + 1, max_depth, min_samples_split, min_samples_leaf,
+                               min_weight_leaf, min_objects):
+                    c_hist[small], c_hist_n[small] = h_s, h_sn
         for c in range(n_children - 1, -1, -1):
             s, e = offsets[c], offsets[c + 1]
             w_c = 0.0
             for i in range(s, e):
                 w_c += child_w[i]
             if e > s and w_c > 0:
+                h, hn = no_hist, no_hist_n
+                if c < 2:
+                    h, hn = c_hist[c], c_hist_n[c]
                 stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
                               child_stats[c].copy(), child_used,
-                              child_srt[:, s:e].copy()))
+                              child_srt[:, s:e].copy(), h, hn))
             else:
                 # An empty branch (or one of zero weight) predicts as its parent.
                 for v in range(n_out):
                     flts[first + c, VALUE + v] = flts[slot, VALUE + v]
                 ints[first + c, N_SAMPLES] = e - s
     return ints, flts, count, cat_maps[:n_cat].copy()
+
+
+@njit(cache=True, nogil=True)
+def _wants_hist(c, offsets, child_w, child_stats, hist_min_samples, depth, max_depth,
+                min_samples_split, min_samples_leaf, min_weight_leaf, min_objects):
+    """Whether child ``c`` keeps histograms: big enough, may split, not pure (the Python
+    grower's ``_children_histograms`` rule)."""
+    m = offsets[c + 1] - offsets[c]
+    w = 0.0
+    for i in range(offsets[c], offsets[c + 1]):
+        w += child_w[i]
+    present = 0
+    for k in range(child_stats.shape[1]):
+        if child_stats[c, k] > 0:
+            present += 1
+    return (m >= hist_min_samples and present > 1
+            and not (depth >= max_depth or m < min_samples_split or m < 2 * min_samples_leaf
+                     or w < 2 * min_weight_leaf or w < 2 * min_objects))
 
 
 @njit(cache=True, nogil=True)
