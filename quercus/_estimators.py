@@ -103,6 +103,12 @@ class _BaseTree(BaseEstimator):
         validate_data(self, X, reset=True, skip_check_array=True)
         check_fit_memory(X, self.max_bins)
         schema, X_enc = _prepare.fit_schema_and_encode(X, self.categorical_features)
+        return self._fit_encoded(schema, X_enc, y, sample_weight, eval_set)
+
+    def _fit_encoded(self, schema, X_enc, y, sample_weight, eval_set=None):
+        """The fit from the columns' schema and the encoded matrix (cross-validation folds
+        start here with the whole data's: no re-encoding, the same categories)."""
+        X_all = X_enc
         n, p = X_enc.shape
         if self._is_regressor:
             y_enc = _prepare.encode_regression_target(y, n, self.criterion)
@@ -156,7 +162,7 @@ class _BaseTree(BaseEstimator):
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
         with numba_threads(self.n_jobs):
             self.tree_, pre_log = grow(data, cfg, rng, val)
-            self._post_prune(X, y, X_enc, y_enc, w, val, (w_user, w_all), pre_log)
+            self._post_prune(X_all, y, X_enc, y_enc, w, val, (w_user, w_all), pre_log)
         self._explain_data = data if n * p <= _EXPLAIN_CACHE_CELLS else None
         return self
 
@@ -293,7 +299,9 @@ class _BaseTree(BaseEstimator):
         val = Validation(X_enc[test], np.asarray(y_enc[test], dtype=np.float64), w[test])
         return X_enc[train], y_enc[train], w[train], val
 
-    def _post_prune(self, X, y, X_enc, y_enc, w, val, all_weights, pre_log):
+    def _post_prune(self, X_all, y, X_enc, y_enc, w, val, all_weights, pre_log):
+        """``X_all``: every row encoded (the folds of cost-complexity pruning split it);
+        ``X_enc``, ``y_enc``, ``w``: the rows the tree grew on."""
         from . import _pruning
         method = self.pruning
         tree = self.tree_
@@ -314,7 +322,7 @@ class _BaseTree(BaseEstimator):
         alpha = float(self.ccp_alpha)
         if method == "cost_complexity" and alpha == 0.0:
             self.cp_table_ = _pruning.complexity_table(
-                self, tree, X, y, *all_weights, self.ccp_loss, self.cv,
+                self, tree, X_all, y, *all_weights, self.ccp_loss, self.cv,
                 check_random_state(self.random_state).randint(2**31))
             row = _pruning.choose_row(self.cp_table_, self.cv_rule)
             self.ccp_alpha_ = float(self.cp_table_["alpha"].iloc[row])

@@ -301,8 +301,15 @@ def encode(X, schema, any_order=False):
         if not schema.is_categorical[j]:
             X_enc[:, j] = _numeric_column(col, name, "X")
             continue
+        known = pd.Index(schema.categories[j])
+        if isinstance(getattr(col, "dtype", None), pd.CategoricalDtype):
+            # Look up each category once, then spread by the column's own codes.
+            of_cat = known.get_indexer(col.dtype.categories).astype(float)
+            cc = np.asarray(col.cat.codes)
+            X_enc[:, j] = np.where(cc >= 0, of_cat[np.maximum(cc, 0)], np.nan)
+            continue
         values = col.astype(object) if isinstance(col, pd.Series) else np.asarray(col, object)
-        codes = pd.Index(schema.categories[j]).get_indexer(np.asarray(values)).astype(float)
+        codes = known.get_indexer(np.asarray(values)).astype(float)
         codes[_missing_mask(col)] = np.nan  # missing: NaN; unseen category: -1
         X_enc[:, j] = codes
     return X_enc

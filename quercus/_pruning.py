@@ -6,6 +6,7 @@ longer reachable and renumbers the rest, siblings kept contiguous. Each method r
 new tree and a report: one record per pruned node with the errors that decided it.
 """
 
+import copy
 import functools
 import numbers
 
@@ -301,7 +302,7 @@ def prune_at_alpha(est, tree, alpha, loss="impurity", path=None):
     return pruned_tree, report
 
 
-def _errors_along_path(est, path, alphas, X_va, y_va, w_va):
+def _errors_along_path(est, path, alphas, X_enc, y_va, w_va):
     """Moments (count, mean, sum of squared deviations) over the held-out rows of each
     row's loss (misclassified weight, or squared error) in the subtree at each of
     ``alphas`` (as :func:`prune_at_alpha` prunes), in one kernel call: a row's prediction
@@ -310,7 +311,6 @@ def _errors_along_path(est, path, alphas, X_va, y_va, w_va):
     branches): then :func:`_errors_at_alphas`."""
     tree = est.tree_
     collapse = _collapse_alphas(tree, path)
-    X_enc = est._encode(X_va)
     indptr, indices = path_lengths_and_nodes(X_enc, tree.kernel_args(), tree.max_depth + 1)
     outputs = est._node_outputs()
     last = indices[indptr[1:] - 1]
@@ -344,13 +344,12 @@ def _collapse_alphas(tree, path):
     return collapse
 
 
-def _errors_at_alphas(est, path, alphas, X_va, y_va, w_va):
+def _errors_at_alphas(est, path, alphas, X_enc, y_va, w_va):
     """:func:`_errors_along_path` for trees that spread rows (C4.5's rule), each alpha from
     one pass of the rows through the full tree with the subtree's
     pruned nodes marked as leaves: no pruned copy of the tree is built."""
     tree = est.tree_
     collapse = _collapse_alphas(tree, path)
-    X_enc = est._encode(X_va)
     outputs = est._node_outputs()
     t = list(tree.kernel_args())
     y_va = np.asarray(y_va)
@@ -367,10 +366,17 @@ def _errors_at_alphas(est, path, alphas, X_va, y_va, w_va):
     return _moments(out)
 
 
-def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
+# Below this many cells a fold's fit is mostly Python (holding the GIL): threads would only
+# take turns, so the folds run one after the other.
+FOLD_THREADS_MIN_CELLS = 10_000
+
+
+def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state):
     """rpart's complexity table from k-fold cross-validation.
 
-    ``w_fit`` are the user's sample weights (the folds are refitted with the estimator's own
+    ``X_enc`` is every training row encoded with the estimator's schema: each fold is
+    grown and scored from its rows, with the whole data's categories (as rpart's folds
+    keep the data's factor levels), without encoding the data again. ``w_fit`` are the user's sample weights (the folds are refitted with the estimator's own
     class weights), ``w`` the weights the errors are counted with.
 
     Columns: alpha (scikit-learn's scale), cp (alpha relative to the root's risk, rpart's
@@ -382,7 +388,6 @@ def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
     import pandas as pd
     from sklearn.base import clone
     from sklearn.model_selection import KFold, StratifiedKFold, check_cv
-    from sklearn.utils import _safe_indexing
 
     alphas, risks, n_int, n_leaves, steps = _weakest_links(est, tree, loss)
     risk_root = node_risk(est, tree, loss)[0]
@@ -404,13 +409,15 @@ def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
     threads = numba.get_num_threads()
     base = clone(est).set_params(pruning=None, ccp_alpha=0.0,
                                  n_jobs=1 if threads > 1 else est.n_jobs)
+    base._validate_params()
 
     def fold_errors(split):
         train, test = split
-        fold = clone(base).fit(_safe_indexing(X, train), y_arr[train],
-                               sample_weight=w_fit[train])
+        fold = copy.copy(base)  # an unfitted clone without sklearn's signature checks
+        fold.n_features_in_ = X_enc.shape[1]
+        fold._fit_encoded(est.schema_, X_enc[train], y_arr[train], w_fit[train])
         fold_path = weakest_link_path(fold, fold.tree_, loss)
-        X_te = _safe_indexing(X, test)
+        X_te = X_enc[test]
         errors = _errors_along_path(fold, fold_path, eval_alpha, X_te, y_arr[test], w[test])
         if errors is None:
             errors = _errors_at_alphas(fold, fold_path, eval_alpha, X_te, y_arr[test],
@@ -418,7 +425,7 @@ def complexity_table(est, tree, X, y, w_fit, w, loss, cv, random_state):
         return errors
 
     splits = list(splitter.split(np.zeros(len(y_arr)), None if est._is_regressor else y_arr))
-    if threads > 1 and len(splits) > 1:
+    if threads > 1 and len(splits) > 1 and X_enc.size >= FOLD_THREADS_MIN_CELLS:
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(min(threads, len(splits))) as pool:
             for errors in pool.map(fold_errors, splits):

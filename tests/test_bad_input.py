@@ -304,6 +304,26 @@ def test_unseen_category_stops_at_a_multiway_node():
     assert clf.decision_path(new)[0].toarray().ravel().nonzero()[0].tolist() == [0]
 
 
+@pytest.mark.parametrize("categories", [["red", "green", "blue"], [3, 1, 2]])
+def test_a_categorical_column_encodes_as_its_values_do(categories):
+    """A pandas Categorical is encoded through its codes (each category looked up once):
+    the same codes as its values as objects, whatever its categories' order, with unseen
+    categories (-1) and missing values (NaN) where they are."""
+    from quercus import _prepare
+    train = pd.DataFrame({"c": pd.Series(categories * 2, dtype=object)})
+    schema, _ = _prepare.fit_schema_and_encode(train)
+    rng = np.random.default_rng(0)
+    seen = categories + ["purple" if isinstance(categories[0], str) else 9]
+    values = pd.Series(rng.choice(np.array(seen, dtype=object), 40), dtype=object)
+    values[[3, 7]] = None
+    as_values = _prepare.encode(pd.DataFrame({"c": values}), schema)
+    for order in (seen, seen[::-1]):
+        as_cat = _prepare.encode(pd.DataFrame({"c": pd.Categorical(values, categories=order)}),
+                                 schema)
+        np.testing.assert_array_equal(as_cat, as_values)
+    assert np.isnan(as_values[[3, 7], 0]).all() and (as_values == -1).any()
+
+
 def test_unseen_category_takes_the_not_equal_branch_of_a_binary_node():
     # Root majority is "a"; the a != red side is pure "b": an unseen colour must end there.
     X, y = _colors(["red", "red", "red", "red", "green", "blue"],

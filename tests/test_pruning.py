@@ -679,6 +679,44 @@ def test_cp_table_xerror_of_the_full_tree_and_of_the_root_by_hand():
     np.testing.assert_allclose(table["rel_error"], risks / risks[-1], atol=1e-12)
 
 
+def test_cv_folds_grow_from_the_whole_data_s_encoding_without_encoding_again(monkeypatch):
+    """The data is encoded once: each fold grows and is scored from its rows of the whole
+    data's encoding, with the whole data's categories (rpart's folds keep the data's factor
+    levels). A fold that misses a rare category still gives the table that folds fitted
+    from a Categorical of every category give, counted here fold by fold."""
+    from sklearn.model_selection import KFold
+
+    from quercus import _prepare
+    rng = np.random.default_rng(3)
+    n = 150
+    X = pd.DataFrame({"a": rng.choice(["p", "q", "r", "rare"], n, p=[.4, .3, .28, .02]),
+                      "b": rng.choice(["u", "v", "w"], n)})
+    y = np.where((X["a"] == "p") ^ (rng.random(n) < 0.2), "yes", "no")
+    splitter = KFold(5, shuffle=True, random_state=1)
+    folds = list(splitter.split(X))
+    assert any((X["a"].iloc[train] != "rare").all() for train, _ in folds)
+    params = dict(pruning="cost_complexity", cv=splitter, categorical_split="multiway",
+                  max_surrogate=0)
+    calls = []
+    for name in ("fit_schema_and_encode", "encode"):
+        real = getattr(_prepare, name)
+        monkeypatch.setattr(_prepare, name,
+                            lambda *a, real=real, name=name, **k: calls.append(name) or
+                            real(*a, **k))
+    table = CARTClassifier(**params).fit(X, y).cp_table_
+    assert calls == ["fit_schema_and_encode"]
+    monkeypatch.undo()
+    cats = X.apply(lambda c: pd.Categorical(c, categories=pd.unique(c)))
+    pd.testing.assert_frame_equal(CARTClassifier(**params).fit(cats, y).cp_table_, table)
+    full_err = 0
+    for train, test in folds:
+        fold = CARTClassifier(categorical_split="multiway", max_surrogate=0).fit(
+            cats.iloc[train], y[train])
+        full_err += int(np.sum(fold.predict(cats.iloc[test]) != y[test]))
+    root_err = n - max(np.sum(y == c) for c in np.unique(y))
+    assert table["xerror"].iloc[0] == pytest.approx(full_err / root_err, rel=1e-12)
+
+
 def test_ccp_alpha_applies_after_any_other_pruning():
     X, y = _random_classification(8, 120, 2, 2)
     X_tr, X_va, y_tr, y_va = X[:90], X[90:], y[:90], y[90:]
