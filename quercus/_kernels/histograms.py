@@ -49,7 +49,7 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
         dense_n = np.zeros(n_bins, dtype=np.int64)
         for i in range(m):
             s = idx[i]
-            b = codes_f[s]
+            b = np.int64(codes_f[s])
             _accumulate(dense, b, y[s], y2[s], wi[i], criterion)
             dense_n[b] += 1
         return compact_histogram(dense, dense_n)

@@ -7,6 +7,11 @@ from numba.typed import List
 from .predict import accumulate_into, child_shares
 from .splits import LEAF
 
+# Flags passed as np.bool_ values: a literal True / False would compile the callee again
+# for each literal.
+_NO = np.bool_(False)
+_YES = np.bool_(True)
+
 
 @njit(cache=True, nogil=True)
 def added_errors_z(n, e, cf, z):
@@ -70,9 +75,9 @@ def _raise_branch(X, rows, y, w, t, weighted_n, value, n_node_samples, rho, node
     into its subtree (class weights, weight and sample count of every node below; a
     branch the rows no longer reach predicts as its parent)."""
     n_nodes = t[0].shape[0]
-    accumulate_into(scratch, X, rows, y, y, w, t, weighted_n, False, largest, False)
+    accumulate_into(scratch, X, rows, y, y, w, t, weighted_n, _NO, largest, _NO)
     counts = np.zeros((n_nodes, 1))
-    accumulate_into(counts, X, rows, y, y, w, t, weighted_n, False, largest, True)
+    accumulate_into(counts, X, rows, y, y, w, t, weighted_n, _NO, largest, _YES)
     kind, first_child, n_children = t[0], t[4], t[5]
     stack = [(largest, node)]
     while len(stack) > 0:
@@ -196,13 +201,13 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
                                           largest, own, scratch, cf, z)
         if leaf_err <= tree_err + 0.1 and leaf_err <= branch_err + 0.1:
             _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature,
-                    node, tree_err, leaf_err, 1, _count_leaves(t, node) - 1, t[1][node])
+                    node, tree_err, leaf_err, np.int64(1), _count_leaves(t, node) - 1, t[1][node])
             kind[node] = LEAF
             own[node] = dist
             ret_err = leaf_err
         elif subtree_raising and branch_err <= tree_err + 0.1:
             _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature,
-                    node, tree_err, branch_err, 2, _count_leaves(t, node) - 1, t[1][node])
+                    node, tree_err, branch_err, np.int64(2), _count_leaves(t, node) - 1, t[1][node])
             _raise_branch(X, rows, y, wts, t, weighted_n, value, n_node_samples, rho, node,
                           largest, scratch)
             f_next[top] = -1  # prune the raised branch again, in the node's place
@@ -252,7 +257,7 @@ def _branch_estimate(X, y, rows, wts, shares, col, t, weighted_n, largest, own, 
             rest[k] = rows[i]
             rest_w[k] = wts[i] - shares[i, col]
             k += 1
-    accumulate_into(scratch, X, rest, y, y, rest_w, t, weighted_n, False, largest, False)
+    accumulate_into(scratch, X, rest, y, y, rest_w, t, weighted_n, _NO, largest, _NO)
     kind, first_child, n_children = t[0], t[4], t[5]
     total = 0.0
     stack = [largest]

@@ -181,17 +181,17 @@ def scan_ordered(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n, m
     """
     nb, n_stats = counts.shape
     total = np.zeros(n_stats)
-    total_n = 0
+    total_n = np.int64(0)
     for b in range(nb):
         total_n += n[b]
         for k in range(n_stats):
             total[k] += counts[b, k]
     left = np.zeros(n_stats)
     learned = missing_mode == 2 and n_miss > 0
-    best_t = -1
-    best_dir = -1
+    best_t = np.int64(-1)
+    best_dir = np.int64(-1)
     best_child = np.inf
-    left_n = 0
+    left_n = np.int64(0)
     for b in range(lo_t):
         left_n += n[b]
         for k in range(n_stats):
@@ -244,7 +244,7 @@ def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, 
     regression = criterion > GINI
     total_w = stats_weight(total, criterion)
     left_w = stats_weight(left, criterion)
-    best_t = -1
+    best_t = np.int64(-1)
     best_child = np.inf
     for t in range(lo_t, hi_t):
         left_n += n[t]
@@ -396,7 +396,7 @@ def best_split_one_vs_rest(bins, counts, n, miss, n_miss, criterion, missing_mod
     if nb < 1 or (nb < 2 and not (missing_mode == 2 and n_miss > 0)):
         return best
     total = np.zeros(n_stats)
-    total_n = 0
+    total_n = np.int64(0)
     for b in range(nb):
         total_n += n[b]
         for k in range(n_stats):
@@ -409,8 +409,8 @@ def best_split_one_vs_rest(bins, counts, n, miss, n_miss, criterion, missing_mod
         hi = lo + 1
     learned = missing_mode == 2 and n_miss > 0
     best_child = np.inf
-    best_b = -1
-    best_d = -1
+    best_b = np.int64(-1)
+    best_d = np.int64(-1)
     n_dirs = 2 if learned else 1
     for b in range(lo, hi):
         for dd in range(n_dirs):
@@ -536,7 +536,7 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
             if _branch_ok(known, miss, kn.sum(), n_miss, criterion, min_leaf_n, min_w_bin):
                 alt = _child_impurity(known, miss, criterion)
                 if not ok or lower(alt, c):
-                    c2, d2, s2 = _final_scores(known, np.zeros(n_stats), miss, n_miss, 1,
+                    c2, d2, s2 = _final_scores(known, np.zeros(n_stats), miss, n_miss, np.int64(1),
                                                criterion, missing_mode)
                     return True, CAT_SUBSET, c2, d2, s2, nk, 0.0, 1, rho
         return ok, CAT_BINARY, c, d, s, v, 0.0, md, rho

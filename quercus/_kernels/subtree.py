@@ -103,8 +103,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     stat_crit = SQUARED_ERROR if regression else GINI
     ints = np.zeros((64, N_INT), dtype=np.int64)
     flts = np.zeros((64, VALUE + n_out))
-    ints, flts = _new_nodes(ints, flts, 0, 1, depth0)
-    count = 1
+    count = np.int64(1)  # int64 from the start: a literal would compile callees twice
+    ints, flts = _new_nodes(ints, flts, np.int64(0), count, depth0)
     cat_maps = np.empty(64, dtype=np.int64)
     n_cat = 0
     m0 = idx0.shape[0]
@@ -158,7 +158,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         if pure or (depth >= max_depth or m < min_samples_split or m < 2 * min_samples_leaf
                     or weight < 2 * min_weight_leaf or weight < 2 * min_objects):
             continue
-        n_feat = 0
+        n_feat = np.int64(0)
         for f in range(p):
             if not used[f]:
                 n_feat += 1

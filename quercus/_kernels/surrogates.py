@@ -22,7 +22,7 @@ def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
     agreement of "everything to the primary's bigger side".
     """
     bins, counts, n = feature_histogram(codes_g, idx, wi, direction, direction,
-                                        n_real_bins + 1, 2, GINI)
+                                        n_real_bins + 1, np.int64(2), np.int64(GINI))
     nk, miss, n_miss = _split_missing(bins, counts, n, n_real_bins)
     tot0 = miss[0]
     tot1 = miss[1]
