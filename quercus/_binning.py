@@ -161,13 +161,39 @@ def _sampled_edges(col, max_bins):
 
 
 def _quantile_edges(uniq, counts, max_bins):
-    """Close a bin at the first distinct value whose cumulative count reaches each
-    quantile; a heavy value closes several quantiles at once (fewer, fuller bins)."""
-    cum = np.cumsum(counts)
-    targets = cum[-1] * np.arange(1, max_bins) / max_bins
-    last = np.unique(np.searchsorted(cum, targets, side="left"))
-    last = last[last < uniq.size - 1]
+    """Edges of at most ``max_bins`` bins of about equal counts over the sorted distinct
+    values ``uniq`` (with their ``counts``); see :func:`_bin_ends`."""
+    last = _bin_ends(counts, max_bins)
     return _midpoints(uniq[last], uniq[last + 1])
+
+
+@njit(cache=True, nogil=True)
+def _bin_ends(counts, max_bins):
+    """Index of the last distinct value of every bin but the last, walking the values in
+    order: a bin closes once it holds the mean share of the samples not yet binned, or
+    before a value that alone holds that much (which then gets a bin of its own), and the
+    mean is taken again over the bins left. A heavy value thus takes one bin, not the
+    several quantiles it spans, and the others share the rest (as LightGBM's bins do)."""
+    n_values = counts.shape[0]
+    ends = np.empty(min(max_bins, n_values), dtype=np.int64)
+    rest = 0.0
+    for i in range(n_values):
+        rest += counts[i]
+    bins_left = max_bins
+    acc = 0.0
+    k = 0
+    for i in range(n_values - 1):
+        if bins_left <= 1:
+            break
+        acc += counts[i]
+        mean = rest / bins_left
+        if acc >= mean or counts[i + 1] >= mean:
+            ends[k] = i
+            k += 1
+            rest -= acc
+            acc = 0.0
+            bins_left -= 1
+    return ends[:k]
 
 
 def _bin_ranges(uniq, which, n_bins):

@@ -62,6 +62,18 @@ def test_a_heavy_value_fills_a_bin_of_its_own():
     assert b.lo[zero_bin] == b.hi[zero_bin] == 0.0
 
 
+def test_heavy_values_leave_the_other_bins_to_the_rest_of_the_values():
+    # Ten values hold 99% of the rows: each gets one bin, and the 1,000 light values of the
+    # tail share the other 40 (quantile targets alone would give the tail one bin).
+    col = np.r_[np.repeat(np.arange(10.0), 10_000), np.arange(100.0, 1_100.0)]
+    b = _numeric(col, max_bins=50)
+    assert b.n_bins[0] == 50
+    codes = b.codes[:, 0].astype(int)
+    assert len(set(codes[:100_000])) == 10
+    tail = np.bincount(codes[100_000:])
+    assert np.count_nonzero(tail) == 40 and tail[tail > 0].max() <= 2 * 1_000 / 40
+
+
 def test_edges_from_a_sample_still_bin_every_row_by_its_range():
     # More rows than the edge sample: edges come from a subsample, lo/hi from every row.
     rng = np.random.default_rng(1)
