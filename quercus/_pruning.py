@@ -376,8 +376,9 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state):
 
     ``X_enc`` is every training row encoded with the estimator's schema: each fold is
     grown and scored from its rows, with the whole data's categories (as rpart's folds
-    keep the data's factor levels), without encoding the data again. ``w_fit`` are the user's sample weights (the folds are refitted with the estimator's own
-    class weights), ``w`` the weights the errors are counted with.
+    keep the data's factor levels), without encoding the data again. ``w_fit`` are the
+    user's sample weights (the folds are refitted with the estimator's own class weights),
+    ``w`` the weights the errors are counted with.
 
     Columns: alpha (scikit-learn's scale), cp (alpha relative to the root's risk, rpart's
     scale), n_splits, n_leaves, rel_error (training risk relative to the root as a leaf),

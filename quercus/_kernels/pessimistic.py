@@ -54,18 +54,51 @@ def _class_weights(y, rows, w, n_classes):
 
 
 @njit(cache=True, nogil=True)
-def _count_leaves(t, node):
+def _subtree_nodes(t, node, out, stack):
+    """Write the nodes of the subtree of ``node`` into ``out`` in depth-first order (last
+    child first) and return how many; ``out`` and ``stack`` hold every node of the tree
+    (allocated once per pruning, not once per node)."""
     kind, first_child, n_children = t[0], t[4], t[5]
     n = 0
-    stack = [node]
-    while len(stack) > 0:
-        v = stack.pop()
-        if kind[v] == LEAF:
-            n += 1
-        else:
+    stack[0] = node
+    top = 1
+    while top > 0:
+        top -= 1
+        v = stack[top]
+        out[n] = v
+        n += 1
+        if kind[v] != LEAF:
             for c in range(n_children[v]):
-                stack.append(first_child[v] + c)
+                stack[top] = first_child[v] + c
+                top += 1
     return n
+
+
+@njit(cache=True, nogil=True)
+def _count_leaves(t, node, out, stack):
+    n = 0
+    for i in range(_subtree_nodes(t, node, out, stack)):
+        if t[0][out[i]] == LEAF:
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _rows_with_weight(rows, weights):
+    """The ``rows`` whose ``weights`` are not zero, and those weights."""
+    n_in = 0
+    for i in range(rows.shape[0]):
+        if weights[i] != 0.0:
+            n_in += 1
+    out = np.empty(n_in, dtype=np.int64)
+    out_w = np.empty(n_in)
+    k = 0
+    for i in range(rows.shape[0]):
+        if weights[i] != 0.0:
+            out[k] = rows[i]
+            out_w[k] = weights[i]
+            k += 1
+    return out, out_w
 
 
 @njit(cache=True, nogil=True)
@@ -125,6 +158,8 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
     # Class weights each leaf got from its own branch's rows when that branch was pruned:
     # a node's branch estimate routes only its other rows through its largest branch.
     own = np.zeros((n_nodes, n_classes))
+    walk = np.empty(n_nodes, dtype=np.int64)  # work space of _subtree_nodes
+    walk_stack = np.empty(n_nodes, dtype=np.int64)
     rec_node = List.empty_list(types.int64)
     rec_before = List.empty_list(types.float64)
     rec_after = List.empty_list(types.float64)
@@ -166,20 +201,8 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
             f_largest_w[top] = -1.0
             j = 0
         if j < n_children[node]:
-            shares = f_shares[top]
             f_next[top] = j + 1
-            n_in = 0
-            for i in range(rows.shape[0]):
-                if shares[i, j] > 0:
-                    n_in += 1
-            c_rows = np.empty(n_in, dtype=np.int64)
-            c_w = np.empty(n_in)
-            k = 0
-            for i in range(rows.shape[0]):
-                if shares[i, j] > 0:
-                    c_rows[k] = rows[i]
-                    c_w[k] = shares[i, j]
-                    k += 1
+            c_rows, c_w = _rows_with_weight(rows, f_shares[top][:, j])  # shares are >= 0
             f_node.append(first_child[node] + j)
             f_rows.append(c_rows)
             f_w.append(c_w)
@@ -198,16 +221,18 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
         if subtree_raising:
             branch_err = _branch_estimate(X, y, rows, wts, f_shares[top],
                                           largest - first_child[node], t, weighted_n,
-                                          largest, own, scratch, cf, z)
+                                          largest, own, scratch, cf, z, walk, walk_stack)
         if leaf_err <= tree_err + 0.1 and leaf_err <= branch_err + 0.1:
             _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature,
-                    node, tree_err, leaf_err, np.int64(1), _count_leaves(t, node) - 1, t[1][node])
+                    node, tree_err, leaf_err, np.int64(1),
+                    _count_leaves(t, node, walk, walk_stack) - 1, t[1][node])
             kind[node] = LEAF
             own[node] = dist
             ret_err = leaf_err
         elif subtree_raising and branch_err <= tree_err + 0.1:
             _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature,
-                    node, tree_err, branch_err, np.int64(2), _count_leaves(t, node) - 1, t[1][node])
+                    node, tree_err, branch_err, np.int64(2),
+                    _count_leaves(t, node, walk, walk_stack) - 1, t[1][node])
             _raise_branch(X, rows, y, wts, t, weighted_n, value, n_node_samples, rho, node,
                           largest, scratch)
             f_next[top] = -1  # prune the raised branch again, in the node's place
@@ -239,37 +264,21 @@ def _floats(values):
 
 @njit(cache=True, nogil=True)
 def _branch_estimate(X, y, rows, wts, shares, col, t, weighted_n, largest, own, scratch, cf,
-                     z):
+                     z, walk, walk_stack):
     """Estimated errors of the subtree ``largest`` (the node's branch ``col``) for all the
     node's rows: the class weights its leaves hold from their own rows (``own``) plus the
     rest of each row's weight (other branches' rows, a spread row's other shares) routed
     from ``largest``. Routing is linear in the weight, so this is the sum of every row's
     full routing."""
-    n_in = 0
-    for i in range(rows.shape[0]):
-        if shares[i, col] != wts[i]:
-            n_in += 1
-    rest = np.empty(n_in, dtype=np.int64)
-    rest_w = np.empty(n_in)
-    k = 0
-    for i in range(rows.shape[0]):
-        if shares[i, col] != wts[i]:
-            rest[k] = rows[i]
-            rest_w[k] = wts[i] - shares[i, col]
-            k += 1
+    rest, rest_w = _rows_with_weight(rows, wts - shares[:, col])
     accumulate_into(scratch, X, rest, y, y, rest_w, t, weighted_n, _NO, largest, _NO)
-    kind, first_child, n_children = t[0], t[4], t[5]
     total = 0.0
-    stack = [largest]
-    while len(stack) > 0:
-        node = stack.pop()
-        if kind[node] == LEAF:
+    for i in range(_subtree_nodes(t, largest, walk, walk_stack)):
+        node = walk[i]
+        if t[0][node] == LEAF:
             for c in range(scratch.shape[1]):
                 scratch[node, c] += own[node, c]
             total += leaf_estimated_errors(scratch[node], cf, z)
-        else:
-            for c in range(n_children[node]):
-                stack.append(first_child[node] + c)
         scratch[node, :] = 0.0
     return total
 

@@ -155,8 +155,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         flts[slot, WEIGHT] = weight
         ints[slot, N_SAMPLES] = m
         depth = ints[slot, DEPTH]
-        if pure or (depth >= max_depth or m < min_samples_split or m < 2 * min_samples_leaf
-                    or weight < 2 * min_weight_leaf or weight < 2 * min_objects):
+        if pure or not _may_split(depth, m, weight, max_depth, min_samples_split,
+                                  min_samples_leaf, min_weight_leaf, min_objects):
             continue
         n_feat = np.int64(0)
         for f in range(p):
@@ -254,30 +254,40 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         child_srt = _split_sorted(srt, branch, n_children)
         # The children's histograms: the smaller child's from its samples, the larger's by
         # subtraction (not where C4.5 spread a sample into both: counts would not add up).
+        c_weight = np.zeros(n_children)
+        for c in range(n_children):
+            for i in range(offsets[c], offsets[c + 1]):
+                c_weight[c] += child_w[i]
         c_hist = [no_hist, no_hist]
         c_hist_n = [no_hist_n, no_hist_n]
         spread = missing_mode == FRACTIONAL and any_missing
         if hist.shape[0] > 0 and n_children == 2 and not spread:
+            # A child keeps histograms when it is big enough, may split and is not pure
+            # (the Python grower's _children_histograms rule).
+            wants = np.zeros(2, dtype=np.bool_)
+            for c in range(2):
+                m_c = offsets[c + 1] - offsets[c]
+                present = 0
+                for k in range(child_stats.shape[1]):
+                    if child_stats[c, k] > 0:
+                        present += 1
+                wants[c] = (m_c >= hist_min_samples and present > 1
+                            and _may_split(depth + 1, m_c, c_weight[c], max_depth,
+                                           min_samples_split, min_samples_leaf,
+                                           min_weight_leaf, min_objects))
             big = 0 if offsets[1] - offsets[0] >= offsets[2] - offsets[1] else 1
             small = 1 - big
-            if _wants_hist(big, offsets, child_w, child_stats, hist_min_samples, depth + 1,
-                           max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
-                           min_objects):
+            if wants[big]:
                 s, e = offsets[small], offsets[small + 1]
                 h_s, h_sn = build_histograms_serial(codes, dense_features, hist_offsets,
                                                     child_idx[s:e], child_w[s:e], y, y2,
                                                     n_stats, stat_crit)
                 c_hist[big], c_hist_n[big] = subtract_histograms(hist, hist_n, h_s, h_sn)
-                if _wants_hist(small, offsets, child_w, child_stats, hist_min_samples,
-                               depth + 1, max_depth, min_samples_split, min_samples_leaf,
-                               min_weight_leaf, min_objects):
+                if wants[small]:
                     c_hist[small], c_hist_n[small] = h_s, h_sn
         for c in range(n_children - 1, -1, -1):
             s, e = offsets[c], offsets[c + 1]
-            w_c = 0.0
-            for i in range(s, e):
-                w_c += child_w[i]
-            if e > s and w_c > 0:
+            if e > s and c_weight[c] > 0:
                 h, hn = no_hist, no_hist_n
                 if c < 2:
                     h, hn = c_hist[c], c_hist_n[c]
@@ -293,21 +303,11 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
 
 
 @njit(cache=True, nogil=True)
-def _wants_hist(c, offsets, child_w, child_stats, hist_min_samples, depth, max_depth,
-                min_samples_split, min_samples_leaf, min_weight_leaf, min_objects):
-    """Whether child ``c`` keeps histograms: big enough, may split, not pure (the Python
-    grower's ``_children_histograms`` rule)."""
-    m = offsets[c + 1] - offsets[c]
-    w = 0.0
-    for i in range(offsets[c], offsets[c + 1]):
-        w += child_w[i]
-    present = 0
-    for k in range(child_stats.shape[1]):
-        if child_stats[c, k] > 0:
-            present += 1
-    return (m >= hist_min_samples and present > 1
-            and not (depth >= max_depth or m < min_samples_split or m < 2 * min_samples_leaf
-                     or w < 2 * min_weight_leaf or w < 2 * min_objects))
+def _may_split(depth, m, weight, max_depth, min_samples_split, min_samples_leaf,
+               min_weight_leaf, min_objects):
+    """The size and depth rules allow splitting a node (the grower's ``may_split``)."""
+    return not (depth >= max_depth or m < min_samples_split or m < 2 * min_samples_leaf
+                or weight < 2 * min_weight_leaf or weight < 2 * min_objects)
 
 
 @njit(cache=True, nogil=True)
