@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import quercus
-from quercus import (C45Classifier, CARTClassifier, DecisionTreeClassifier, ID3Classifier,
-                     export_dict)
+from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
+                     ID3Classifier, export_dict)
 from quercus._kernels.splits import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
 from quercus._persist import from_dict, to_dict
 
@@ -84,8 +84,34 @@ def test_apply_agrees_with_a_slow_python_walk(seed, n, p_missing, cls):
     X, y = frame(seed, n, p_missing)
     est = cls().fit(X, y)
     X_new, _ = frame(seed + 1, 20, p_missing)
+    X_new.loc[X_new.index[:3], "c"] = "z"  # a category unseen at fit time
     for data in (X, X_new):
         np.testing.assert_array_equal(est.apply(data), slow_walk(est, data))
+        # predict_proba routes with the other kernel: a row ends in the node apply names
+        # unless C4.5 spread it (its probabilities then mix several leaves).
+        nodes = est.apply(data)
+        kept = est.tree_.kind[nodes] == LEAF
+        np.testing.assert_allclose(est.predict_proba(data)[kept],
+                                   est._node_outputs()[nodes[kept]], atol=1e-12)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n=st.integers(30, 80),
+       p_missing=st.sampled_from([0.0, 0.1, 0.3]),
+       missing_strategy=st.sampled_from(["surrogate", "learned"]))
+def test_regressor_subset_splits_route_as_a_slow_python_walk(seed, n, p_missing,
+                                                             missing_strategy):
+    # The regressor's ordered categorical splits send a subset of categories left.
+    X, _ = frame(seed, n, p_missing)
+    y = 0.1 * np.random.default_rng(seed).normal(size=n) + (X["c"] == "s") * 10.0
+    est = CARTRegressor(missing_strategy=missing_strategy).fit(X, y)
+    assert (est.tree_.kind == CAT_SUBSET).any()
+    X_new, _ = frame(seed + 1, 20, p_missing)
+    X_new.loc[X_new.index[:3], "c"] = "z"  # a category unseen at fit time
+    for data in (X, X_new):
+        nodes = est.apply(data)
+        np.testing.assert_array_equal(nodes, slow_walk(est, data))
+        np.testing.assert_allclose(est.predict(data), est.tree_.value[nodes, 0], atol=1e-12)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

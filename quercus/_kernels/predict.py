@@ -19,19 +19,33 @@ STOP = -1    # the sample stops at this node (a category unseen at fit time)
 SPREAD = -2  # C4.5: a missing value goes down every branch, weighted
 SLOW = -3    # not a numeric split of a known value: take the general route
 
+# Codes of the route table's second column besides a numeric split's feature (>= 0).
+LEAF_CODE = -1.0
+OTHER_CODE = -2.0
+CAT_CODE = -3.0  # a one-category split on feature f: CAT_CODE - f
+
 
 @njit(cache=True, nogil=True, inline="always")
-def _numeric_step(x, node, kind, feature, threshold, first_child):
-    """The common case, kept small so that it inlines: a known value at a numeric split.
-    (Calling the general router with all the tree's arrays costs ~5x per step.)"""
-    if kind[node] != NUMERIC:
+def _fast_step(x, node, t):
+    """The common cases, kept small so that they inline: a known value at a numeric split,
+    a one-category split (an unseen category, code -1, goes right there too) or a subset
+    split of a category seen at fit time. (Calling the general router with all the tree's
+    arrays costs ~5x per step.)"""
+    kind, feature, threshold, category, first_child = t[0], t[1], t[2], t[3], t[4]
+    k = kind[node]
+    if k != NUMERIC and k != CAT_BINARY and k != CAT_SUBSET:
         return SLOW
     v = x[feature[node]]
     if np.isnan(v):
         return SLOW
-    return first_child[node] + (1 if v > threshold[node] else 0)
-
-
+    if k == NUMERIC:
+        return first_child[node] + (1 if v > threshold[node] else 0)
+    c = np.int64(v)
+    if k == CAT_BINARY:
+        return first_child[node] + (0 if c == category[node] else 1)
+    if c < 0:
+        return SLOW
+    return first_child[node] + t[9][t[8][node] + c]
 
 
 @njit(cache=True, nogil=True)
@@ -116,12 +130,18 @@ def apply_tree(X, t):
 
 
 def route_table(t):
-    """(n_nodes, 3) float64 rows (threshold, feature, first child) for the common step, one
-    cache line a node: feature -1 on a leaf, -2 on a node that is not a numeric split."""
-    kind, feature, threshold, first_child = t[0], t[1], t[2], t[4]
+    """(n_nodes, 3) float64 rows (value, code, first child) for the common steps, one cache
+    line a node. The code is the feature of a numeric split (value: its threshold),
+    ``CAT_CODE - feature`` for a one-category split (value: the category, >= 0) or a subset
+    split (value: ``-1 - cat_map_start``), LEAF_CODE on a leaf and OTHER_CODE on any other
+    split."""
+    kind, feature, threshold, category, first_child = t[0], t[1], t[2], t[3], t[4]
+    cat = (kind == CAT_BINARY) | (kind == CAT_SUBSET)
     rt = np.empty((kind.shape[0], 3))
-    rt[:, 0] = threshold
-    rt[:, 1] = np.where(kind == LEAF, -1, np.where(kind == NUMERIC, feature, -2))
+    rt[:, 0] = np.select([kind == CAT_BINARY, kind == CAT_SUBSET],
+                         [category, -1 - t[8]], threshold)
+    rt[:, 1] = np.select([kind == NUMERIC, cat, kind == LEAF],
+                         [feature, CAT_CODE - feature, LEAF_CODE], OTHER_CODE)
     rt[:, 2] = first_child
     return rt
 
@@ -170,7 +190,19 @@ def _apply_rows(X, t, rt, start, stop, out):
                         node[r] = np.int64(rt[v_node, 2]) + (1 if v > rt[v_node, 0] else 0)
                         active += 1
                         continue
-                if f == -1.0:
+                elif f <= CAT_CODE:
+                    v = X[g + r, np.int64(CAT_CODE - f)]
+                    c = rt[v_node, 0]
+                    if c >= 0.0 and not np.isnan(v):
+                        node[r] = np.int64(rt[v_node, 2]) + (0 if v == c else 1)
+                        active += 1
+                        continue
+                    if v >= 0.0:  # a subset split of a category seen at fit time
+                        node[r] = (np.int64(rt[v_node, 2])
+                                   + cat_map[np.int64(-1.0 - c) + np.int64(v)])
+                        active += 1
+                        continue
+                elif f == LEAF_CODE:
                     out[g + r] = v_node
                     node[r] = -1
                     continue
@@ -221,7 +253,7 @@ def _predict_parallel(X, t, weighted_n, node_out, out):
 
 @njit(cache=True, nogil=True)
 def _predict_rows(X, t, weighted_n, node_out, start, stop, out):
-    kind, feature, threshold, first_child = t[0], t[1], t[2], t[4]
+    kind, first_child = t[0], t[4]
     n_children = t[5]
     n_nodes, n_out = node_out.shape
     stack_node = np.empty(n_nodes, dtype=np.int64)
@@ -237,7 +269,7 @@ def _predict_rows(X, t, weighted_n, node_out, start, stop, out):
             w = stack_w[top]
             nxt = 0
             while kind[node] != LEAF:
-                nxt = _numeric_step(x, node, kind, feature, threshold, first_child)
+                nxt = _fast_step(x, node, t)
                 if nxt == SLOW:
                     nxt = next_node(x, node, t)
                 if nxt < 0:
@@ -254,7 +286,7 @@ def _predict_rows(X, t, weighted_n, node_out, start, stop, out):
 @njit(cache=True, nogil=True)
 def path_lengths_and_nodes(X, t, max_len):
     """Nodes visited by each row, root first, as a CSR (indptr, indices) pair."""
-    kind, feature, threshold, first_child = t[0], t[1], t[2], t[4]
+    kind = t[0]
     n = X.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
     buf = np.empty(n * max_len, dtype=np.int64)
@@ -265,7 +297,7 @@ def path_lengths_and_nodes(X, t, max_len):
         pos += 1
         x = X[i]
         while kind[node] != LEAF:
-            nxt = _numeric_step(x, node, kind, feature, threshold, first_child)
+            nxt = _fast_step(x, node, t)
             if nxt == SLOW:
                 nxt = next_node(x, node, t)
             if nxt < 0:
@@ -295,7 +327,7 @@ def accumulate_node_stats(X, y, y2, w, t, weighted_n, n_stats, regression, start
 def accumulate_into(out, X, rows, y, y2, w, t, weighted_n, regression, start, count):
     """:func:`accumulate_node_stats` of the rows ``rows`` of ``X`` and ``y`` (weights
     ``w[i]`` for ``rows[i]``), adding into ``out`` (n_nodes, n_stats)."""
-    kind, feature, threshold, first_child = t[0], t[1], t[2], t[4]
+    kind, first_child = t[0], t[4]
     n_children = t[5]
     n = rows.shape[0]
     n_nodes = kind.shape[0]
@@ -321,7 +353,7 @@ def accumulate_into(out, X, rows, y, y2, w, t, weighted_n, regression, start, co
                     out[node, np.int64(y[i])] += wt
                 if kind[node] == LEAF:
                     break
-                nxt = _numeric_step(X[i], node, kind, feature, threshold, first_child)
+                nxt = _fast_step(X[i], node, t)
                 if nxt == SLOW:
                     nxt = next_node(X[i], node, t)
                 if nxt == SPREAD:
@@ -345,7 +377,7 @@ def child_shares(X, rows, w, t, weighted_n, node):
         total += weighted_n[first + c]
     for i in range(rows.shape[0]):
         x = X[rows[i]]
-        nxt = _numeric_step(x, node, t[0], t[1], t[2], t[4])
+        nxt = _fast_step(x, node, t)
         if nxt == SLOW:
             nxt = next_node(x, node, t)
         if nxt == SPREAD:
