@@ -7,7 +7,7 @@ category code of -1 one unseen at fit time.
 import numpy as np
 from numba import njit, prange
 
-from .splits import CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, NUMERIC
+from .splits import CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, NUMERIC
 
 # Rows per parallel task of the routing kernels: large enough to amortise a task's scratch
 # stack, small enough to balance the threads.
@@ -21,19 +21,18 @@ SLOW = -3    # not a numeric split of a known value: take the general route
 
 # Codes of the route table's second column besides a numeric split's feature (>= 0).
 LEAF_CODE = -1.0
-OTHER_CODE = -2.0
-CAT_CODE = -3.0  # a one-category split on feature f: CAT_CODE - f
+CAT_CODE = -3.0  # a categorical split on feature f: CAT_CODE - f
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _fast_step(x, node, t):
     """The common cases, kept small so that they inline: a known value at a numeric split,
-    a one-category split (an unseen category, code -1, goes right there too) or a subset
-    split of a category seen at fit time. (Calling the general router with all the tree's
-    arrays costs ~5x per step.)"""
+    a one-category split (an unseen category, code -1, goes right there too), or a subset
+    or multiway split of a category seen at fit time. (Calling the general router with all
+    the tree's arrays costs ~5x per step.)"""
     kind, feature, threshold, category, first_child = t[0], t[1], t[2], t[3], t[4]
     k = kind[node]
-    if k != NUMERIC and k != CAT_BINARY and k != CAT_SUBSET:
+    if k == LEAF:
         return SLOW
     v = x[feature[node]]
     if np.isnan(v):
@@ -45,7 +44,11 @@ def _fast_step(x, node, t):
         return first_child[node] + (0 if c == category[node] else 1)
     if c < 0:
         return SLOW
-    return first_child[node] + t[9][t[8][node] + c]
+    if k == CAT_SUBSET:
+        return first_child[node] + t[9][t[8][node] + c]
+    if c >= t[5][node]:  # MULTIWAY: a category unseen at this node stops there
+        return SLOW
+    return first_child[node] + c
 
 
 @njit(cache=True, nogil=True)
@@ -132,16 +135,15 @@ def apply_tree(X, t):
 def route_table(t):
     """(n_nodes, 3) float64 rows (value, code, first child) for the common steps, one cache
     line a node. The code is the feature of a numeric split (value: its threshold),
-    ``CAT_CODE - feature`` for a one-category split (value: the category, >= 0) or a subset
-    split (value: ``-1 - cat_map_start``), LEAF_CODE on a leaf and OTHER_CODE on any other
-    split."""
+    ``CAT_CODE - feature`` for a categorical split (value: the category of a one-category
+    split, >= 0; ``-1 - cat_map_start`` for a subset split; NaN for a multiway split) and
+    LEAF_CODE on a leaf."""
     kind, feature, threshold, category, first_child = t[0], t[1], t[2], t[3], t[4]
-    cat = (kind == CAT_BINARY) | (kind == CAT_SUBSET)
     rt = np.empty((kind.shape[0], 3))
-    rt[:, 0] = np.select([kind == CAT_BINARY, kind == CAT_SUBSET],
-                         [category, -1 - t[8]], threshold)
-    rt[:, 1] = np.select([kind == NUMERIC, cat, kind == LEAF],
-                         [feature, CAT_CODE - feature, LEAF_CODE], OTHER_CODE)
+    rt[:, 0] = np.select([kind == CAT_BINARY, kind == CAT_SUBSET, kind == MULTIWAY],
+                         [category, -1 - t[8], np.nan], threshold)
+    rt[:, 1] = np.select([kind == NUMERIC, kind == LEAF],
+                         [feature, LEAF_CODE], CAT_CODE - feature)
     rt[:, 2] = first_child
     return rt
 
@@ -197,9 +199,13 @@ def _apply_rows(X, t, rt, start, stop, out):
                         node[r] = np.int64(rt[v_node, 2]) + (0 if v == c else 1)
                         active += 1
                         continue
-                    if v >= 0.0:  # a subset split of a category seen at fit time
+                    if c < 0.0 and v >= 0.0:  # a subset split, a category seen at fit time
                         node[r] = (np.int64(rt[v_node, 2])
                                    + cat_map[np.int64(-1.0 - c) + np.int64(v)])
+                        active += 1
+                        continue
+                    if np.isnan(c) and v >= 0.0 and v < n_children[v_node]:  # multiway
+                        node[r] = np.int64(rt[v_node, 2]) + np.int64(v)
                         active += 1
                         continue
                 elif f == LEAF_CODE:
