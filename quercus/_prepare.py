@@ -29,6 +29,14 @@ class Schema:
     def n_features(self):
         return len(self.feature_names)
 
+    def category_index(self, j):
+        """Feature ``j``'s categories as a pd.Index, built once: its hash table is then
+        built once too, not at every prediction (a third of a small prediction's time)."""
+        cache = self.__dict__.setdefault("_index_cache", {})
+        if j not in cache:
+            cache[j] = pd.Index(self.categories[j])
+        return cache[j]
+
     def to_dict(self):
         return {
             "feature_names": list(self.feature_names),
@@ -314,7 +322,7 @@ def encode(X, schema, any_order=False):
         if not schema.is_categorical[j]:
             X_enc[:, j] = _numeric_column(col, name, "X")
             continue
-        known = pd.Index(schema.categories[j])
+        known = schema.category_index(j)
         if isinstance(getattr(col, "dtype", None), pd.CategoricalDtype):
             # Look up each category once, then spread by the column's own codes.
             of_cat = known.get_indexer(col.dtype.categories).astype(float)
@@ -323,7 +331,8 @@ def encode(X, schema, any_order=False):
             continue
         values = _object_values(col)
         codes = known.get_indexer(values).astype(float)
-        codes[_missing_mask(values)] = np.nan  # missing: NaN; unseen category: -1
+        if (codes < 0).any():  # missing: NaN; unseen category: -1
+            codes[_missing_mask(values)] = np.nan
         X_enc[:, j] = codes
     return X_enc
 
