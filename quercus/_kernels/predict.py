@@ -25,30 +25,45 @@ CAT_CODE = -3.0  # a categorical split on feature f: CAT_CODE - f
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _fast_step(x, node, t):
-    """The common cases, kept small so that they inline: a known value at a numeric split,
-    a one-category split (an unseen category, code -1, goes right there too), or a subset
-    or multiway split of a category seen at fit time. (Calling the general router with all
-    the tree's arrays costs ~5x per step.)"""
-    kind, feature, threshold, category, first_child = t[0], t[1], t[2], t[3], t[4]
-    k = kind[node]
-    if k == LEAF:
+def _numeric_step(x, node, kind, feature, threshold, first_child):
+    """The common case, kept small so that it inlines: a known value at a numeric split.
+    (Calling the general router with all the tree's arrays costs ~5x per step; a step that
+    also handled categorical splits, or called out for them, made numeric trees route 2x
+    slower: the callers try :func:`_categorical_step` after this one.)"""
+    if kind[node] != NUMERIC:
         return SLOW
     v = x[feature[node]]
     if np.isnan(v):
         return SLOW
-    if k == NUMERIC:
-        return first_child[node] + (1 if v > threshold[node] else 0)
+    return first_child[node] + (1 if v > threshold[node] else 0)
+
+
+@njit(cache=True, nogil=True)
+def _categorical_step(x, node, k, feature, category, first_child, n_children, cat_map_start,
+                      cat_map):
+    """The step at a categorical split, tried after :func:`_numeric_step`: a one-category
+    split (an unseen category, code -1, goes right there too), or a subset or multiway split
+    of a category seen at fit time; SLOW for anything else (a missing value)."""
+    v = x[feature[node]]
+    if np.isnan(v):
+        return SLOW
     c = np.int64(v)
     if k == CAT_BINARY:
         return first_child[node] + (0 if c == category[node] else 1)
     if c < 0:
         return SLOW
     if k == CAT_SUBSET:
-        return first_child[node] + t[9][t[8][node] + c]
-    if c >= t[5][node]:  # MULTIWAY: a category unseen at this node stops there
+        return first_child[node] + cat_map[cat_map_start[node] + c]
+    if k != MULTIWAY or c >= n_children[node]:  # unseen at a multiway node: it stops
         return SLOW
     return first_child[node] + c
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fast_args(t):
+    """The tree's arrays the routing steps read (unpacked once per call of a routing
+    kernel: unpacking them at every step would count references to each)."""
+    return t[0], t[1], t[2], t[3], t[4], t[5], t[8], t[9]
 
 
 @njit(cache=True, nogil=True)
@@ -192,10 +207,14 @@ def _apply_rows(X, t, rt, start, stop, out):
                         node[r] = np.int64(rt[v_node, 2]) + (1 if v > rt[v_node, 0] else 0)
                         active += 1
                         continue
-                elif f <= CAT_CODE:
+                elif f == LEAF_CODE:
+                    out[g + r] = v_node
+                    node[r] = -1
+                    continue
+                else:  # a categorical split (CAT_CODE - its feature)
                     v = X[g + r, np.int64(CAT_CODE - f)]
                     c = rt[v_node, 0]
-                    if c >= 0.0 and not np.isnan(v):
+                    if c >= 0.0 and not np.isnan(v):  # a == c
                         node[r] = np.int64(rt[v_node, 2]) + (0 if v == c else 1)
                         active += 1
                         continue
@@ -208,10 +227,6 @@ def _apply_rows(X, t, rt, start, stop, out):
                         node[r] = np.int64(rt[v_node, 2]) + np.int64(v)
                         active += 1
                         continue
-                elif f == LEAF_CODE:
-                    out[g + r] = v_node
-                    node[r] = -1
-                    continue
                 nxt = _route(X[g + r], v_node, kind, feature, threshold, category,
                              first_child, n_children, missing_mode, missing_child,
                              cat_map_start, cat_map, sur_start, sur_count, sur_feature,
@@ -259,8 +274,8 @@ def _predict_parallel(X, t, weighted_n, node_out, out):
 
 @njit(cache=True, nogil=True)
 def _predict_rows(X, t, weighted_n, node_out, start, stop, out):
-    kind, first_child = t[0], t[4]
-    n_children = t[5]
+    (kind, feature, threshold, category, first_child, n_children, cat_map_start,
+     cat_map) = _fast_args(t)
     n_nodes, n_out = node_out.shape
     stack_node = np.empty(n_nodes, dtype=np.int64)
     stack_w = np.empty(n_nodes)
@@ -275,7 +290,10 @@ def _predict_rows(X, t, weighted_n, node_out, start, stop, out):
             w = stack_w[top]
             nxt = 0
             while kind[node] != LEAF:
-                nxt = _fast_step(x, node, t)
+                nxt = _numeric_step(x, node, kind, feature, threshold, first_child)
+                if nxt == SLOW:
+                    nxt = _categorical_step(x, node, kind[node], feature, category,
+                                             first_child, n_children, cat_map_start, cat_map)
                 if nxt == SLOW:
                     nxt = next_node(x, node, t)
                 if nxt < 0:
@@ -292,7 +310,8 @@ def _predict_rows(X, t, weighted_n, node_out, start, stop, out):
 @njit(cache=True, nogil=True)
 def path_lengths_and_nodes(X, t, max_len):
     """Nodes visited by each row, root first, as a CSR (indptr, indices) pair."""
-    kind = t[0]
+    (kind, feature, threshold, category, first_child, n_children, cat_map_start,
+     cat_map) = _fast_args(t)
     n = X.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
     buf = np.empty(n * max_len, dtype=np.int64)
@@ -303,7 +322,10 @@ def path_lengths_and_nodes(X, t, max_len):
         pos += 1
         x = X[i]
         while kind[node] != LEAF:
-            nxt = _fast_step(x, node, t)
+            nxt = _numeric_step(x, node, kind, feature, threshold, first_child)
+            if nxt == SLOW:
+                nxt = _categorical_step(x, node, kind[node], feature, category,
+                                         first_child, n_children, cat_map_start, cat_map)
             if nxt == SLOW:
                 nxt = next_node(x, node, t)
             if nxt < 0:
@@ -333,8 +355,8 @@ def accumulate_node_stats(X, y, y2, w, t, weighted_n, n_stats, regression, start
 def accumulate_into(out, X, rows, y, y2, w, t, weighted_n, regression, start, count):
     """:func:`accumulate_node_stats` of the rows ``rows`` of ``X`` and ``y`` (weights
     ``w[i]`` for ``rows[i]``), adding into ``out`` (n_nodes, n_stats)."""
-    kind, first_child = t[0], t[4]
-    n_children = t[5]
+    (kind, feature, threshold, category, first_child, n_children, cat_map_start,
+     cat_map) = _fast_args(t)
     n = rows.shape[0]
     n_nodes = kind.shape[0]
     stack_node = np.empty(n_nodes, dtype=np.int64)
@@ -359,7 +381,10 @@ def accumulate_into(out, X, rows, y, y2, w, t, weighted_n, regression, start, co
                     out[node, np.int64(y[i])] += wt
                 if kind[node] == LEAF:
                     break
-                nxt = _fast_step(X[i], node, t)
+                nxt = _numeric_step(X[i], node, kind, feature, threshold, first_child)
+                if nxt == SLOW:
+                    nxt = _categorical_step(X[i], node, kind[node], feature, category,
+                                             first_child, n_children, cat_map_start, cat_map)
                 if nxt == SLOW:
                     nxt = next_node(X[i], node, t)
                 if nxt == SPREAD:
@@ -376,14 +401,19 @@ def child_shares(X, rows, w, t, weighted_n, node):
     """Weight of each of the rows ``rows`` of ``X`` (weights ``w``) going to each child of
     ``node`` (columns in branch order): a row spread by a missing value (C4.5) is shared out
     by the children's training weights, a stopping row goes nowhere."""
-    first, k = t[4][node], t[5][node]
+    (kind, feature, threshold, category, first_child, n_children, cat_map_start,
+     cat_map) = _fast_args(t)
+    first, k = first_child[node], n_children[node]
     out = np.zeros((rows.shape[0], k))
     total = 0.0
     for c in range(k):
         total += weighted_n[first + c]
     for i in range(rows.shape[0]):
         x = X[rows[i]]
-        nxt = _fast_step(x, node, t)
+        nxt = _numeric_step(x, node, kind, feature, threshold, first_child)
+        if nxt == SLOW:
+            nxt = _categorical_step(x, node, kind[node], feature, category,
+                                     first_child, n_children, cat_map_start, cat_map)
         if nxt == SLOW:
             nxt = next_node(x, node, t)
         if nxt == SPREAD:
