@@ -175,11 +175,6 @@ def _object_values(col):
     return np.asarray(col, dtype=object)
 
 
-def _is_string_dtype(dtype):
-    """A pandas string dtype: its values are strings or missing, nothing to check."""
-    return isinstance(dtype, pd.StringDtype)
-
-
 def _numeric_column(col, name, what):
     """float64 values of a numeric column; missing values (None, NaN, pd.NA) become NaN,
     infinity is an error."""
@@ -256,7 +251,8 @@ def fit_schema_and_encode(X, categorical_features=None):
             cats = np.array([False, True], dtype=object)
             codes = np.where(missing, 0, values).astype(np.float64)
         else:
-            if values.size and not _is_string_dtype(dtype):
+            # (a pandas string column holds strings or missing values: nothing to check)
+            if values.size and not isinstance(dtype, pd.StringDtype):
                 _value_kind(values, names[j])
             codes, cats = pd.factorize(values, sort=False)
             cats = np.asarray(cats, dtype=object)

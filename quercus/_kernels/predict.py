@@ -43,7 +43,8 @@ def _categorical_step(x, node, k, feature, category, first_child, n_children, ca
                       cat_map):
     """The step at a categorical split, tried after :func:`_numeric_step`: a one-category
     split (an unseen category, code -1, goes right there too), or a subset or multiway split
-    of a category seen at fit time; SLOW for anything else (a missing value)."""
+    of a category seen at fit time; SLOW for anything else (a missing value, a category
+    without a branch). :func:`_route` takes its known categories from here too."""
     v = x[feature[node]]
     if np.isnan(v):
         return SLOW
@@ -105,16 +106,10 @@ def _route(x, node, kind, feature, threshold, category, first_child, n_children,
         return first_child[node] + missing_child[node]
     if k == NUMERIC:
         return first_child[node] + (1 if v > threshold[node] else 0)
-    c = np.int64(v)
-    if k == CAT_BINARY:
-        return first_child[node] + (0 if c == category[node] else 1)
-    if c < 0:
-        return STOP
-    if k == CAT_SUBSET:
-        return first_child[node] + cat_map[cat_map_start[node] + c]
-    if c >= n_children[node]:
-        return STOP
-    return first_child[node] + c
+    # A known category: where it has no branch (unseen at fit time), the row stops here.
+    nxt = _categorical_step(x, node, k, feature, category, first_child, n_children,
+                            cat_map_start, cat_map)
+    return STOP if nxt == SLOW else nxt
 
 
 @njit(cache=True, nogil=True, inline="always")
