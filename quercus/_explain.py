@@ -254,7 +254,7 @@ def _mark(est, data, node, idx, wi, features, table, cat_mode, crit, hist_crit):
             features, idx, wi, data.y, search_cat, mode, msl, 0.0, no_draw)
     else:
         found, kind, _, dec, info, split_bin, thr, _, _ = search_node(
-            data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
+            data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi, data.bin_offsets,
             features, idx, wi, data.y, data.y2, data.n_stats, hist_crit, search_cat, mode,
             msl, 0.0, no_draw)
     for i, f in enumerate(features):

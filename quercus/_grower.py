@@ -115,6 +115,13 @@ class BinnedData:
                    n_stats, n_out)
 
     @property
+    def cat_mask(self):
+        """``is_cat`` for the split search kernels, None when no feature is categorical:
+        numba then compiles them without the categorical scorers (a numeric fit's first
+        run compiles ~7 s less)."""
+        return self.is_cat if self.is_cat.any() else None
+
+    @property
     def has_missing(self):
         """Whether any sample misses any feature (codes ``n_bins[f]``)."""
         if not hasattr(self, "_has_missing"):
@@ -221,7 +228,7 @@ def grow(data, cfg, rng, validation=None):
             search = (search_features_parallel if parallel(m * features.size)
                       else search_features)
             found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search(
-                data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
+                data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi, data.bin_offsets,
                 features, idx, wi, data.y, data.y2, data.n_stats, cfg.criterion,
                 cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf, cfg.min_weight_leaf,
                 uniforms, float(cfg.min_objects), *_hist_args(data, layout, hist))
@@ -271,7 +278,7 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     def one(item):
         node, idx, wi, stats, used = item
         return grow_subtree(
-            data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
+            data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi, data.bin_offsets,
             data.y, data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
             cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
             cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from quercus import C45Classifier, CARTClassifier, ID3Classifier, export_dict
 from quercus._kernels.criteria import ENTROPY, GINI, impurity, split_scores
-from quercus._kernels.histograms import feature_histogram
+from quercus._kernels.histograms import feature_histogram, sorted_positions
 from quercus._kernels.splits import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, FRACTIONAL,
                                      MULTIWAY, NUMERIC, search_node)
 
@@ -194,6 +194,23 @@ def test_feature_histogram_sort_path_keeps_extreme_bins():
     assert n.tolist() == [2, 1, 2]
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32])
+def test_sorted_positions_is_a_stable_sort_by_code(dtype):
+    # Around the insertion-sort cutoff (32) and with codes of one to four bytes (radix passes).
+    rng = np.random.default_rng(7)
+    for m in (0, 1, 2, 31, 32, 33, 257, 3000):
+        for top in (0, 1, 255, 256, 65535, 70000, 2**31 - 1):
+            if top > np.iinfo(dtype).max:
+                continue
+            codes = rng.integers(0, top + 1, size=m + 40).astype(dtype)
+            codes[: (m + 40) // 3] = codes[0]  # many ties: their order must be kept
+            idx = rng.permutation(m + 40)[:m].astype(np.int64)
+            got = sorted_positions(codes, idx)
+            assert got.dtype == np.int32
+            np.testing.assert_array_equal(got, np.argsort(codes[idx], kind="stable"),
+                                          err_msg=f"m={m}, top={top}")
+
+
 # ============================================================================ search_node
 encode = naive.encode  # kernel inputs built independently of quercus._prepare
 
@@ -275,6 +292,28 @@ def test_search_node_matches_naive(criterion, multiway):
         msl = int(rng.choice([1, 1, 2, 3]))
         mlw = float(rng.choice([0.0, 0.0, 0.5]))
         _check_search(df, y, categorical, w, idx, features, criterion, multiway, msl, mlw)
+
+
+def test_search_node_without_categorical_features_takes_none_for_is_cat():
+    # is_cat=None (no categorical feature) compiles the search without its categorical
+    # scorers; the results equal those of an all-False mask.
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        n = int(rng.integers(2, 40))
+        df, y = random_frame(rng, n, 0, int(rng.integers(1, 4)), int(rng.integers(2, 4)))
+        codes, n_bins, is_cat, values, offsets, _ = encode(df, [], 0)
+        assert not is_cat.any()
+        y_codes = np.unique(y, return_inverse=True)[1].astype(np.float64)
+        idx = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
+        w = np.round(rng.uniform(0.05, 3.0, size=n), 4)
+        feats = np.arange(df.shape[1], dtype=np.int64)
+        outs = [search_node(codes, n_bins, mask, values, values, offsets, feats,
+                            idx.astype(np.int64), w[idx], y_codes, y_codes,
+                            int(y_codes.max()) + 1, GINI, CAT_ONE_VS_REST, FRACTIONAL, 1, 0.0,
+                            np.full(len(feats), -1.0))
+                for mask in (is_cat, None)]
+        for a, b in zip(*outs):
+            np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("criterion", [ENTROPY, GINI])

@@ -116,10 +116,10 @@ def _raise_branch(X, rows, y, w, t, weighted_n, value, n_node_samples, rho, node
     while len(stack) > 0:
         v, parent = stack.pop()
         total = scratch[v].sum()
-        if total > 0:
-            value[v] = scratch[v]
-        else:
-            value[v] = value[parent]
+        # Element loops: a row assignment compiles numba's shape-mismatch message (~2 s cold).
+        src, at = (scratch, v) if total > 0 else (value, parent)
+        for k in range(value.shape[1]):
+            value[v, k] = src[at, k]
         weighted_n[v] = total
         n_node_samples[v] = np.int64(counts[v, 0])
         scratch[v, :] = 0.0
@@ -187,7 +187,8 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
         if j == -1:
             if kind[node] == LEAF:
                 dist = _class_weights(y, rows, wts, n_classes)
-                own[node] = dist
+                for k in range(n_classes):  # not own[node] = dist: see _raise_branch
+                    own[node, k] = dist[k]
                 ret_err = leaf_estimated_errors(dist, cf, z)
                 ret_w = dist.sum()
                 _pop(f_node, f_rows, f_w, f_shares, f_next, f_err, f_largest, f_largest_w)
@@ -227,7 +228,8 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
                     node, tree_err, leaf_err, np.int64(1),
                     _count_leaves(t, node, walk, walk_stack) - 1, t[1][node])
             kind[node] = LEAF
-            own[node] = dist
+            for k in range(n_classes):
+                own[node, k] = dist[k]
             ret_err = leaf_err
         elif subtree_raising and branch_err <= tree_err + 0.1:
             _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature,

@@ -39,8 +39,13 @@ def _new_nodes(ints, flts, count, n_new, depth):
         cap = max(2 * ints.shape[0], count + n_new)
         bigger_i = np.zeros((cap, ints.shape[1]), dtype=np.int64)
         bigger_f = np.zeros((cap, flts.shape[1]))
-        bigger_i[:count] = ints[:count]
-        bigger_f[:count] = flts[:count]
+        # Element loops: an array-to-array slice assignment compiles numba's shape-mismatch
+        # error message (string formatting, ~2 s of a cold first fit).
+        for j in range(count):
+            for c in range(ints.shape[1]):
+                bigger_i[j, c] = ints[j, c]
+            for c in range(flts.shape[1]):
+                bigger_f[j, c] = flts[j, c]
         ints, flts = bigger_i, bigger_f
     for j in range(count, count + n_new):
         ints[j, :] = 0
@@ -97,6 +102,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, CAT_MAP_START and MISSING_MODE
     columns), the float table (THRESHOLD, WEIGHT, IMPURITY, RHO, then the
     value), the number of slots used and the categories' children of ordered splits.
+    ``is_cat`` is None when no feature is categorical, as for :func:`search_node`.
     """
     n_out = 1 if regression else n_stats
     p = codes.shape[1]
@@ -113,13 +119,15 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     if can_presort:
         for f in range(p):
             # As feature_histogram chooses: these would be sorted at every node.
-            if not is_cat[f] and n_bins[f] + 1 > 4 * m0 + 256:
+            if (is_cat is None or not is_cat[f]) and n_bins[f] + 1 > 4 * m0 + 256:
                 slot_of[f] = n_ps
                 n_ps += 1
     srt0 = np.empty((n_ps, m0), dtype=np.int32)
     for f in range(p):
         if slot_of[f] >= 0:
-            srt0[slot_of[f]] = sorted_positions(codes[:, f], idx0)
+            order = sorted_positions(codes[:, f], idx0)
+            for i in range(m0):
+                srt0[slot_of[f], i] = order[i]
     no_hist = np.zeros((0, n_stats))
     no_hist_n = np.zeros(0, dtype=np.int64)
     hist0, hist_n0 = no_hist, no_hist_n
@@ -221,7 +229,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         if k == CAT_SUBSET:
             if n_cat + nbf > cat_maps.shape[0]:
                 bigger = np.empty(max(2 * cat_maps.shape[0], n_cat + nbf), dtype=np.int64)
-                bigger[:n_cat] = cat_maps[:n_cat]
+                for c in range(n_cat):
+                    bigger[c] = cat_maps[c]
                 cat_maps = bigger
             for c in range(nbf):
                 if cat_map[c] < 0:

@@ -8,7 +8,7 @@ from .histograms import feature_histogram
 from .splits import CAT_BINARY, NUMERIC, _split_missing, midpoint
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
     """Best surrogate split on one attribute.
 
@@ -71,24 +71,24 @@ def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, primary, 
     Returns per-feature arrays (agreement, majority, kind, bin_or_category, threshold,
     flip); the primary's entries have agreement -1.
     """
-    out = _surrogate_outputs(codes.shape[1])
+    agree, majority, kind, where, thr, flip = _surrogate_outputs(codes.shape[1])
     for g in range(codes.shape[1]):
         if g != primary:
             _surrogate_of(g, codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, idx, wi,
-                          direction, *out)
-    return out
+                          direction, agree, majority, kind, where, thr, flip)
+    return agree, majority, kind, where, thr, flip
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def all_surrogates_parallel(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, primary, idx, wi,
                             direction):
     """:func:`all_surrogates` in parallel over the attributes (one thread each)."""
-    out = _surrogate_outputs(codes.shape[1])
+    agree, majority, kind, where, thr, flip = _surrogate_outputs(codes.shape[1])
     for g in prange(codes.shape[1]):
         if g != primary:
             _surrogate_of(g, codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, idx, wi,
-                          direction, *out)
-    return out
+                          direction, agree, majority, kind, where, thr, flip)
+    return agree, majority, kind, where, thr, flip
 
 
 @njit(cache=True, nogil=True)
@@ -97,7 +97,7 @@ def _surrogate_outputs(p):
             np.full(p, -1, dtype=np.int64), np.zeros(p), np.zeros(p, dtype=np.int8))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _surrogate_of(g, codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, idx, wi, direction,
                   agree, majority, kind, where, thr, flip):
     lo = bin_lo[bin_offsets[g]:bin_offsets[g + 1]]
