@@ -17,12 +17,13 @@ from ._kernels.histograms import build_histograms, feature_histogram, subtract_h
 from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
                               NUMERIC, SURROGATE, TIE_EPS, _split_missing, category_order,
-                              search_features, search_features_parallel)
+                              search_features)
 from ._kernels.subtree import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, IMPURITY,
                                KIND, MISSING_CHILD, MISSING_MODE, N_CHILDREN, N_SAMPLES, RHO,
                                THRESHOLD, VALUE, WEIGHT, grow_subtree)
-from ._kernels.surrogates import all_surrogates, all_surrogates_parallel
+from ._kernels.surrogates import all_surrogates
 from ._kernels.selection import choose_split
+from ._threads import over_features
 from ._tree import TreeBuilder
 
 CRITERION_CODES = {"entropy": ENTROPY, "gain_ratio": ENTROPY, "gini": GINI,
@@ -56,9 +57,10 @@ def subtree_limit(n_samples, threads):
     return max(SUBTREE_MAX_SAMPLES, n_samples // (SUBTREES_PER_THREAD * threads))
 
 
-def parallel(cells):
-    """Whether work over ``cells`` (sample, feature) pairs goes to the parallel kernel."""
-    return cells >= PARALLEL_MIN_CELLS and numba.get_num_threads() > 1
+def threads_for(cells):
+    """Threads to share work over ``cells`` (sample, feature) pairs among: the fit's
+    (``n_jobs``) for big work, else one."""
+    return numba.get_num_threads() if cells >= PARALLEL_MIN_CELLS else 1
 
 
 @dataclass
@@ -225,13 +227,17 @@ def grow(data, cfg, rng, validation=None):
                 features, idx, wi, data.y, cfg.cat_mode, cfg.missing_mode,
                 cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms)
         else:
-            search = (search_features_parallel if parallel(m * features.size)
-                      else search_features)
-            found, kind, _, dec, info, split_bin, thr, miss_dir, rho = search(
-                data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi, data.bin_offsets,
-                features, idx, wi, data.y, data.y2, data.n_stats, cfg.criterion,
-                cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf, cfg.min_weight_leaf,
-                uniforms, float(cfg.min_objects), *_hist_args(data, layout, hist))
+            hargs = _hist_args(data, layout, hist)
+
+            def search(pos):
+                return search_features(
+                    data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi,
+                    data.bin_offsets, features[pos], idx, wi, data.y, data.y2, data.n_stats,
+                    cfg.criterion, cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf,
+                    cfg.min_weight_leaf, uniforms[pos], float(cfg.min_objects), *hargs)
+
+            found, kind, _, dec, info, split_bin, thr, miss_dir, rho = over_features(
+                search, features.size, threads_for(m * features.size))
         best = choose_split(found, dec, info, cfg.gain_ratio)
         if best < 0:
             continue
@@ -590,11 +596,14 @@ def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
         data.scratch = np.zeros(data.codes.shape[0])
     direction = data.scratch  # only the entries of sidx are read
     direction[sidx] = branch[known]
-    surrogates = (all_surrogates_parallel if parallel(sidx.size * data.codes.shape[1])
-                  else all_surrogates)
-    agree, majority, kinds, where, thrs, flips = surrogates(
-        data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets, f, sidx,
-        sw, direction)
+    p = data.codes.shape[1]
+
+    def search(pos):
+        return all_surrogates(data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi,
+                              data.bin_offsets, pos, f, sidx, sw, direction)
+
+    agree, majority, kinds, where, thrs, flips = over_features(
+        search, p, threads_for(sidx.size * p))
     # Keep those better than "go with the majority", best agreement first, ties by column.
     found = [(-agree[g], g, int(kinds[g]), int(where[g]), float(thrs[g]), int(flips[g]),
               float(agree[g]))

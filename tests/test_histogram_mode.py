@@ -255,6 +255,38 @@ def test_same_regression_tree_on_one_and_two_threads():
         assert export_dict(one) == export_dict(two)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_over_features_merges_chunks_in_feature_order(threads):
+    from quercus._threads import over_features
+    seen = []
+
+    def run(pos):
+        seen.append(pos.tolist())
+        return pos * 10, np.stack([pos, -pos], axis=1).astype(np.float64)
+
+    tens, pairs = over_features(run, 7, threads)
+    assert tens.tolist() == [0, 10, 20, 30, 40, 50, 60]
+    assert pairs[:, 1].tolist() == [0.0, -1.0, -2.0, -3.0, -4.0, -5.0, -6.0]
+    # every feature searched exactly once, in min(threads, 7) chunks
+    assert sorted(sum(seen, [])) == list(range(7)) and len(seen) == min(threads, 7)
+
+
+def test_over_features_works_in_a_forked_child():
+    # The pool is process-wide; a forked child must not inherit its (absent) threads.
+    import multiprocessing
+    from quercus._threads import over_features
+    over_features(lambda pos: (pos,), 4, 2)  # the parent's pool exists now
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        got = pool.apply_async(_forked_over_features).get(timeout=60)
+    assert got == [0, 1, 2, 3]
+
+
+def _forked_over_features():
+    from quercus._threads import over_features
+    return over_features(lambda pos: (pos,), 4, 2)[0].tolist()
+
+
 def test_n_jobs_restores_numba_threads():
     import numba
     before = numba.get_num_threads()

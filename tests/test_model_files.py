@@ -187,7 +187,7 @@ def test_missing_child_and_category_ranges_are_checked():
 
 def test_a_cycle_or_shared_child_is_not_a_tree():
     d = _good()
-    kinds, first, count = d["tree"]["kind"], d["tree"]["first_child"], d["tree"]["n_children"]
+    kinds, first, _ = d["tree"]["kind"], d["tree"]["first_child"], d["tree"]["n_children"]
     internal = [i for i, k in enumerate(kinds) if k != 0]
     if len(internal) < 2:
         pytest.fail("the fixture tree should have two internal nodes")

@@ -20,7 +20,7 @@ Which feature wins is decided by ``selection.choose_split``.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .criteria import GINI, POISSON, SQUARED_ERROR, impurity, split_scores, stats_weight
 from .histograms import compact_histogram, feature_histogram
@@ -552,29 +552,10 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
                     n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w,
                     uniforms, min_objects, hist, hist_n, hist_offsets):
     """:func:`search_node` taking the dense histograms of the features that have one (see
-    :func:`node_histogram`) from the caller; one thread."""
+    :func:`node_histogram`) from the caller; one thread (``quercus._threads`` shares a big
+    node's features out to several)."""
     found, kind, res, ints = _outputs(features.shape[0])
     for i in range(features.shape[0]):
-        f = features[i]
-        bins, counts, n = node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats,
-                                         criterion, hist, hist_n, hist_offsets)
-        _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f,
-                                  n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
-                                  min_leaf_w, uniforms[i], min_objects),
-               found, kind, res, ints)
-    return _unpack(found, kind, res, ints)
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def search_features_parallel(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx,
-                             wi, y, y2, n_stats, criterion, cat_mode, missing_mode,
-                             min_leaf_n, min_leaf_w, uniforms, min_objects, hist, hist_n,
-                             hist_offsets):
-    """:func:`search_features` in parallel over the features. Each feature is searched by
-    one thread start to end, so the result does not depend on the number of threads (a
-    separate kernel so that small fits never compile a parallel one)."""
-    found, kind, res, ints = _outputs(features.shape[0])
-    for i in prange(features.shape[0]):
         f = features[i]
         bins, counts, n = node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats,
                                          criterion, hist, hist_n, hist_offsets)

@@ -1,7 +1,7 @@
 """rpart's surrogate splits: the split on another attribute that best mimics the primary."""
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .criteria import GINI
 from .histograms import feature_histogram
@@ -64,49 +64,24 @@ def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, primary, idx, wi,
-                   direction):
-    """:func:`best_surrogate` for every attribute but ``primary``, in one call.
+def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, primary, idx,
+                   wi, direction):
+    """:func:`best_surrogate` for every attribute in ``features`` but ``primary``, in one
+    call (threads share a node's attributes out in chunks: ``quercus._threads``).
 
-    Returns per-feature arrays (agreement, majority, kind, bin_or_category, threshold,
-    flip); the primary's entries have agreement -1.
+    Returns arrays (agreement, majority, kind, bin_or_category, threshold, flip), entry
+    ``i`` for ``features[i]``; the primary's entry has agreement -1.
     """
-    agree, majority, kind, where, thr, flip = _surrogate_outputs(codes.shape[1])
-    for g in range(codes.shape[1]):
-        if g != primary:
-            _surrogate_of(g, codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, idx, wi,
-                          direction, agree, majority, kind, where, thr, flip)
+    nf = features.shape[0]
+    agree, majority, kind, where = (np.full(nf, -1.0), np.zeros(nf), np.zeros(nf, np.int8),
+                                    np.full(nf, -1, dtype=np.int64))
+    thr, flip = np.zeros(nf), np.zeros(nf, dtype=np.int8)
+    for i in range(nf):
+        g = features[i]
+        if g == primary:
+            continue
+        lo = bin_lo[bin_offsets[g]:bin_offsets[g + 1]]
+        hi = bin_hi[bin_offsets[g]:bin_offsets[g + 1]]
+        agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = best_surrogate(
+            codes[:, g], idx, wi, direction, n_bins[g], is_cat[g], lo, hi)
     return agree, majority, kind, where, thr, flip
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def all_surrogates_parallel(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, primary, idx, wi,
-                            direction):
-    """:func:`all_surrogates` in parallel over the attributes (one thread each)."""
-    agree, majority, kind, where, thr, flip = _surrogate_outputs(codes.shape[1])
-    for g in prange(codes.shape[1]):
-        if g != primary:
-            _surrogate_of(g, codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, idx, wi,
-                          direction, agree, majority, kind, where, thr, flip)
-    return agree, majority, kind, where, thr, flip
-
-
-@njit(cache=True, nogil=True)
-def _surrogate_outputs(p):
-    return (np.full(p, -1.0), np.zeros(p), np.zeros(p, dtype=np.int8),
-            np.full(p, -1, dtype=np.int64), np.zeros(p), np.zeros(p, dtype=np.int8))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _surrogate_of(g, codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, idx, wi, direction,
-                  agree, majority, kind, where, thr, flip):
-    lo = bin_lo[bin_offsets[g]:bin_offsets[g + 1]]
-    hi = bin_hi[bin_offsets[g]:bin_offsets[g + 1]]
-    a, m, k, b, t, fl = best_surrogate(codes[:, g], idx, wi, direction, n_bins[g], is_cat[g],
-                                       lo, hi)
-    agree[g] = a
-    majority[g] = m
-    kind[g] = k
-    where[g] = b
-    thr[g] = t
-    flip[g] = fl

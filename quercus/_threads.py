@@ -1,0 +1,68 @@
+"""Feature-parallel calls of the serial kernels on Python threads.
+
+The split and surrogate searches work one feature at a time and release the GIL, so the
+features of a big node are shared out to threads here rather than in a ``parallel=True``
+kernel: numba compiles a parallel kernel's loop body a second time (as a gufunc), which
+made a first fit on a few thousand rows ~10 s slower to compile. Each feature's result
+comes from the same serial code whichever thread runs it, so the merged result does not
+depend on the number of threads.
+"""
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+_lock = threading.Lock()
+_pool = None
+_pool_size = 0
+
+
+def _executor(workers):
+    """A process-wide pool of at least ``workers`` threads, created on first use."""
+    global _pool, _pool_size
+    with _lock:
+        if _pool is None or _pool_size < workers:
+            if _pool is not None:
+                _pool.shutdown(wait=False)
+            _pool = ThreadPoolExecutor(workers, thread_name_prefix="quercus")
+            _pool_size = workers
+        return _pool
+
+
+def _forget_pool():
+    # A forked child has none of the parent's threads: a pool copied into it would never
+    # run a task.
+    global _pool, _pool_size
+    _pool, _pool_size = None, 0
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
+def over_features(run, n, threads):
+    """Run ``run(positions)`` on ``threads`` interleaved chunks of ``range(n)`` at once
+    (one chunk in the calling thread) and merge each output array back into position
+    order. ``run`` returns a tuple of arrays whose first axis follows ``positions``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> square = lambda pos: (pos * pos, pos.astype(float))
+    >>> over_features(square, 5, 2)[0].tolist()
+    [0, 1, 4, 9, 16]
+    """
+    chunks = [np.arange(j, n, threads, dtype=np.int64) for j in range(min(threads, n))]
+    if len(chunks) <= 1:
+        return run(np.arange(n, dtype=np.int64))
+    pool = _executor(len(chunks) - 1)
+    futures = [pool.submit(run, c) for c in chunks[1:]]
+    parts = [run(chunks[0])] + [f.result() for f in futures]
+    merged = []
+    for k, first in enumerate(parts[0]):
+        out = np.empty((n,) + first.shape[1:], dtype=first.dtype)
+        for c, part in zip(chunks, parts):
+            out[c] = part[k]
+        merged.append(out)
+    return tuple(merged)
