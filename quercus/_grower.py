@@ -13,7 +13,7 @@ import numpy as np
 
 from ._kernels.absolute import ae_category_order, ae_search_node
 from ._kernels.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, POISSON, SQUARED_ERROR, impurity
-from ._kernels.histograms import build_histograms, feature_histogram, subtract_histograms
+from ._kernels.histograms import feature_histogram, fill_histograms, subtract_histograms
 from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
                               NUMERIC, SURROGATE, TIE_EPS, _split_missing, category_order,
@@ -360,8 +360,23 @@ def node_histograms(data, layout, idx, wi):
     """A node's dense histograms (hist, hist_n), or None when it is too small to keep them."""
     if layout is None or idx.size < HIST_MIN_SAMPLES:
         return None
-    return build_histograms(data.codes, layout[0], layout[1], idx, wi, data.y, data.y2,
-                            data.n_stats, criterion_for_stats(data))
+    return _dense_histograms(data, layout, idx, wi)
+
+
+def _dense_histograms(data, layout, idx, wi):
+    """The dense histograms of ``layout``'s features over ``idx``, features shared out to
+    the fit's threads when the work is big."""
+    features, offsets = layout
+    hist = np.zeros((int(offsets[-1]), data.n_stats))
+    hist_n = np.zeros(int(offsets[-1]), dtype=np.int64)
+    crit = criterion_for_stats(data)
+
+    def fill(pos):
+        fill_histograms(hist, hist_n, data.codes, features[pos], offsets, idx, wi, data.y,
+                        data.y2, crit)
+
+    over_features(fill, features.size, threads_for(idx.size * features.size))
+    return hist, hist_n
 
 
 def _hist_args(data, layout, hist):
@@ -394,9 +409,7 @@ def _children_histograms(data, cfg, hists, child_idx, child_w, offsets, child_st
     if not wanted(big):
         return out
     s, e = offsets[small], offsets[small + 1]
-    h_small = build_histograms(data.codes, layout[0], layout[1], child_idx[s:e],
-                               child_w[s:e], data.y, data.y2, data.n_stats,
-                               criterion_for_stats(data))
+    h_small = _dense_histograms(data, layout, child_idx[s:e], child_w[s:e])
     out[big] = subtract_histograms(parent[0], parent[1], *h_small)
     if wanted(small):
         out[small] = h_small

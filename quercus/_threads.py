@@ -44,7 +44,8 @@ os.register_at_fork(after_in_child=_forget_pool)
 def over_features(run, n, threads):
     """Run ``run(positions)`` on ``threads`` interleaved chunks of ``range(n)`` at once
     (one chunk in the calling thread) and merge each output array back into position
-    order. ``run`` returns a tuple of arrays whose first axis follows ``positions``.
+    order. ``run`` returns a tuple of arrays whose first axis follows ``positions``, or
+    None (it wrote its results in place): then so does this.
 
     Examples
     --------
@@ -59,6 +60,8 @@ def over_features(run, n, threads):
     pool = _executor(len(chunks) - 1)
     futures = [pool.submit(run, c) for c in chunks[1:]]
     parts = [run(chunks[0])] + [f.result() for f in futures]
+    if parts[0] is None:
+        return None
     merged = []
     for k, first in enumerate(parts[0]):
         out = np.empty((n,) + first.shape[1:], dtype=first.dtype)

@@ -5,7 +5,7 @@ samples, in ascending bin order, with their weighted class counts and sample cou
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .criteria import GINI
 
@@ -158,37 +158,30 @@ def compact_histogram(dense, dense_n):
     return bins, counts, n
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def build_histograms(codes, features, hist_offsets, idx, wi, y, y2, n_stats, criterion):
-    """Dense histograms of ``features`` over the samples ``idx`` (weights ``wi``), in
-    parallel over the features.
+    """Dense histograms of ``features`` over the samples ``idx`` (weights ``wi``).
 
     Feature ``f``'s bins (its missing bin last) are rows ``hist_offsets[f]`` to
     ``hist_offsets[f + 1]`` of the returned ``hist`` (float64, (total, n_stats)) and
-    ``hist_n`` (int64 sample counts); rows of features not listed stay zero. Each feature
-    is summed by one thread in sample order, so the sums do not depend on the number of
-    threads.
+    ``hist_n`` (int64 sample counts); rows of features not listed stay zero.
     """
     total = hist_offsets[hist_offsets.shape[0] - 1]
     hist = np.zeros((total, n_stats))
     hist_n = np.zeros(total, dtype=np.int64)
-    for j in prange(features.shape[0]):
-        _dense_into(hist, hist_n, codes[:, features[j]], hist_offsets[features[j]], idx, wi,
-                    y, y2, criterion)
+    fill_histograms(hist, hist_n, codes, features, hist_offsets, idx, wi, y, y2, criterion)
     return hist, hist_n
 
 
 @njit(cache=True, nogil=True)
-def build_histograms_serial(codes, features, hist_offsets, idx, wi, y, y2, n_stats,
-                            criterion):
-    """:func:`build_histograms` on one thread (inside a kernel that is a thread's work)."""
-    total = hist_offsets[hist_offsets.shape[0] - 1]
-    hist = np.zeros((total, n_stats))
-    hist_n = np.zeros(total, dtype=np.int64)
+def fill_histograms(hist, hist_n, codes, features, hist_offsets, idx, wi, y, y2, criterion):
+    """Add the samples ``idx`` to the rows of ``features`` in ``hist`` / ``hist_n`` (as
+    :func:`build_histograms` lays them out). Each feature is summed in sample order, and
+    features own disjoint rows: threads may fill different features of the same arrays
+    (``quercus._threads``) and the sums do not depend on how many there are."""
     for j in range(features.shape[0]):
         _dense_into(hist, hist_n, codes[:, features[j]], hist_offsets[features[j]], idx, wi,
                     y, y2, criterion)
-    return hist, hist_n
 
 
 @njit(cache=True, nogil=True)

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from .criteria import GINI, SQUARED_ERROR, impurity
-from .histograms import (build_histograms_serial, compact_histogram, feature_histogram,
+from .histograms import (build_histograms, compact_histogram, feature_histogram,
                          sorted_histogram, sorted_positions, subtract_histograms)
 from .partition import route, scatter
 from .selection import choose_split
@@ -132,8 +132,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     no_hist_n = np.zeros(0, dtype=np.int64)
     hist0, hist_n0 = no_hist, no_hist_n
     if dense_features.shape[0] > 0 and m0 >= hist_min_samples:
-        hist0, hist_n0 = build_histograms_serial(codes, dense_features, hist_offsets, idx0,
-                                                 w0, y, y2, n_stats, stat_crit)
+        hist0, hist_n0 = build_histograms(codes, dense_features, hist_offsets, idx0,
+                                          w0, y, y2, n_stats, stat_crit)
     stack = [(0, idx0, w0, stats0, used0, srt0, hist0, hist_n0)]
     while len(stack) > 0:
         slot, idx, wi, stats, used, srt, hist, hist_n = stack.pop()
@@ -288,9 +288,9 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             small = 1 - big
             if wants[big]:
                 s, e = offsets[small], offsets[small + 1]
-                h_s, h_sn = build_histograms_serial(codes, dense_features, hist_offsets,
-                                                    child_idx[s:e], child_w[s:e], y, y2,
-                                                    n_stats, stat_crit)
+                h_s, h_sn = build_histograms(codes, dense_features, hist_offsets,
+                                             child_idx[s:e], child_w[s:e], y, y2, n_stats,
+                                             stat_crit)
                 c_hist[big], c_hist_n[big] = subtract_histograms(hist, hist_n, h_s, h_sn)
                 if wants[small]:
                     c_hist[small], c_hist_n[small] = h_s, h_sn
