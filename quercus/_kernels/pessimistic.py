@@ -1,8 +1,7 @@
 """C4.5's pessimistic error estimate, and the estimate of a subtree for re-sorted data."""
 
 import numpy as np
-from numba import njit, types
-from numba.typed import List
+from numba import njit
 
 from .predict import accumulate_into, child_shares
 from .splits import LEAF
@@ -160,26 +159,25 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
     own = np.zeros((n_nodes, n_classes))
     walk = np.empty(n_nodes, dtype=np.int64)  # work space of _subtree_nodes
     walk_stack = np.empty(n_nodes, dtype=np.int64)
-    rec_node = List.empty_list(types.int64)
-    rec_before = List.empty_list(types.float64)
-    rec_after = List.empty_list(types.float64)
-    rec_reason = List.empty_list(types.int64)
-    rec_removed = List.empty_list(types.int64)
-    rec_feature = List.empty_list(types.int64)
+    # The decisions: (node, reason, leaves removed, feature) and (errors before, after);
+    # a raised branch's nodes are decided again, so there can be more than n_nodes.
+    rec_i = np.empty((n_nodes, 4), dtype=np.int64)
+    rec_f = np.empty((n_nodes, 2))
+    n_rec = 0
     # Frames of the depth-first walk: node, its rows and their weights, the children's
     # shares, the next child, the summed estimate of the pruned children, the largest one.
-    f_node = [0]
+    # Scalars in arrays indexed by depth, arrays in lists (numba's typed lists, and
+    # lists of scalars, cost seconds of compile).
+    f_node = np.empty(n_nodes + 1, dtype=np.int64)
+    f_next = np.empty(n_nodes + 1, dtype=np.int64)
+    f_largest = np.empty(n_nodes + 1, dtype=np.int64)
+    f_err = np.empty(n_nodes + 1)
+    f_largest_w = np.empty(n_nodes + 1)
     f_rows = [np.arange(X.shape[0])]
     f_w = [w.copy()]
     f_shares = [np.zeros((0, 0))]
-    f_next = [-1]
-    f_err = [0.0]
-    f_largest = [-1]
-    f_largest_w = [-1.0]
-    ret_err = 0.0
-    ret_w = 0.0
-    while len(f_node) > 0:
-        top = len(f_node) - 1
+    top = _push(f_node, f_next, np.int64(-1), np.int64(0))
+    while top >= 0:
         node = f_node[top]
         rows = f_rows[top]
         wts = f_w[top]
@@ -189,29 +187,23 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
                 dist = _class_weights(y, rows, wts, n_classes)
                 for k in range(n_classes):  # not own[node] = dist: see _raise_branch
                     own[node, k] = dist[k]
-                ret_err = leaf_estimated_errors(dist, cf, z)
-                ret_w = dist.sum()
-                _pop(f_node, f_rows, f_w, f_shares, f_next, f_err, f_largest, f_largest_w)
-                _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child,
-                         ret_err, ret_w)
+                top = _pop(f_rows, f_w, f_shares, top)
+                _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, top,
+                         leaf_estimated_errors(dist, cf, z), dist.sum())
                 continue
             f_shares[top] = child_shares(X, rows, wts, t, weighted_n, node)
             f_next[top] = 0
-            f_err[top] = 0.0
+            f_err[top] = 0.0  # also after a raise: the node's branches are new
             f_largest[top] = -1
             f_largest_w[top] = -1.0
             j = 0
         if j < n_children[node]:
             f_next[top] = j + 1
             c_rows, c_w = _rows_with_weight(rows, f_shares[top][:, j])  # shares are >= 0
-            f_node.append(first_child[node] + j)
+            top = _push(f_node, f_next, top, first_child[node] + j)
             f_rows.append(c_rows)
             f_w.append(c_w)
             f_shares.append(np.zeros((0, 0)))
-            f_next.append(-1)
-            f_err.append(0.0)
-            f_largest.append(-1)
-            f_largest_w.append(-1.0)
             continue
         # Every branch is pruned: decide this node.
         dist = _class_weights(y, rows, wts, n_classes)
@@ -223,45 +215,37 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
             branch_err = _branch_estimate(X, y, rows, wts, f_shares[top],
                                           largest - first_child[node], t, weighted_n,
                                           largest, own, scratch, cf, z, walk, walk_stack)
+        ret_err = tree_err
+        reason, after = 0, 0.0
         if leaf_err <= tree_err + 0.1 and leaf_err <= branch_err + 0.1:
-            _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature,
-                    node, tree_err, leaf_err, np.int64(1),
-                    _count_leaves(t, node, walk, walk_stack) - 1, t[1][node])
+            reason, after = 1, leaf_err
+        elif subtree_raising and branch_err <= tree_err + 0.1:
+            reason, after = 2, branch_err
+        if reason > 0:
+            if n_rec == rec_i.shape[0]:
+                rec_i, rec_f = _grow_records(rec_i, rec_f)
+            rec_i[n_rec, 0] = node
+            rec_i[n_rec, 1] = reason
+            rec_i[n_rec, 2] = _count_leaves(t, node, walk, walk_stack) - 1
+            rec_i[n_rec, 3] = t[1][node]
+            rec_f[n_rec, 0] = tree_err
+            rec_f[n_rec, 1] = after
+            n_rec += 1
+        if reason == 1:
             kind[node] = LEAF
             for k in range(n_classes):
                 own[node, k] = dist[k]
             ret_err = leaf_err
-        elif subtree_raising and branch_err <= tree_err + 0.1:
-            _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature,
-                    node, tree_err, branch_err, np.int64(2),
-                    _count_leaves(t, node, walk, walk_stack) - 1, t[1][node])
+        elif reason == 2:
             _raise_branch(X, rows, y, wts, t, weighted_n, value, n_node_samples, rho, node,
                           largest, scratch)
             f_next[top] = -1  # prune the raised branch again, in the node's place
             continue
-        else:
-            ret_err = tree_err
-        ret_w = dist.sum()
-        _pop(f_node, f_rows, f_w, f_shares, f_next, f_err, f_largest, f_largest_w)
-        _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, ret_err, ret_w)
-    return (_ints(rec_node), _floats(rec_before), _floats(rec_after), _ints(rec_reason),
-            _ints(rec_removed), _ints(rec_feature))
-
-
-@njit(cache=True, nogil=True)
-def _ints(values):
-    out = np.empty(len(values), dtype=np.int64)
-    for i in range(len(values)):
-        out[i] = values[i]
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _floats(values):
-    out = np.empty(len(values))
-    for i in range(len(values)):
-        out[i] = values[i]
-    return out
+        top = _pop(f_rows, f_w, f_shares, top)
+        _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, top, ret_err,
+                 dist.sum())
+    return (rec_i[:n_rec, 0].copy(), rec_f[:n_rec, 0].copy(), rec_f[:n_rec, 1].copy(),
+            rec_i[:n_rec, 1].copy(), rec_i[:n_rec, 2].copy(), rec_i[:n_rec, 3].copy())
 
 
 @njit(cache=True, nogil=True)
@@ -286,35 +270,42 @@ def _branch_estimate(X, y, rows, wts, shares, col, t, weighted_n, largest, own, 
 
 
 @njit(cache=True, nogil=True)
-def _record(rec_node, rec_before, rec_after, rec_reason, rec_removed, rec_feature, node,
-            before, after, reason, removed, feature):
-    rec_node.append(node)
-    rec_before.append(before)
-    rec_after.append(after)
-    rec_reason.append(reason)
-    rec_removed.append(removed)
-    rec_feature.append(feature)
+def _push(f_node, f_next, top, node):
+    """A new frame for ``node`` above ``top``; returns its index."""
+    top += 1
+    f_node[top] = node
+    f_next[top] = -1
+    return top
 
 
 @njit(cache=True, nogil=True)
-def _pop(f_node, f_rows, f_w, f_shares, f_next, f_err, f_largest, f_largest_w):
-    f_node.pop()
+def _pop(f_rows, f_w, f_shares, top):
     f_rows.pop()
     f_w.pop()
     f_shares.pop()
-    f_next.pop()
-    f_err.pop()
-    f_largest.pop()
-    f_largest_w.pop()
+    return top - 1
 
 
 @njit(cache=True, nogil=True)
-def _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, err, weight):
-    """Hand a pruned branch's estimate and weight to its parent's frame."""
-    if len(f_node) == 0:
+def _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, top, err, weight):
+    """Hand a pruned branch's estimate and weight to its parent's frame ``top``."""
+    if top < 0:
         return
-    top = len(f_node) - 1
     f_err[top] += err
     if weight > f_largest_w[top]:
         f_largest_w[top] = weight
         f_largest[top] = first_child[f_node[top]] + f_next[top] - 1
+
+
+@njit(cache=True, nogil=True)
+def _grow_records(rec_i, rec_f):
+    """The decision tables with twice the rows (element loops: see _raise_branch)."""
+    n = rec_i.shape[0]
+    more_i = np.empty((2 * n, 4), dtype=np.int64)
+    more_f = np.empty((2 * n, 2))
+    for r in range(n):
+        for c in range(4):
+            more_i[r, c] = rec_i[r, c]
+        more_f[r, 0] = rec_f[r, 0]
+        more_f[r, 1] = rec_f[r, 1]
+    return more_i, more_f
