@@ -7,6 +7,7 @@ branch with a share of its weight, so siblings can hold the same sample.
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numba
 import numpy as np
@@ -116,11 +117,11 @@ class BinnedData:
         return cls(bins.codes, bins.n_bins, is_cat, bins.lo, bins.hi, bins.offsets, y, y2, w,
                    n_stats, n_out)
 
-    @property
+    @cached_property
     def cat_mask(self):
         """``is_cat`` for the split search kernels, None when no feature is categorical:
         numba then compiles them without the categorical scorers (a numeric fit's first
-        run compiles ~7 s less)."""
+        run compiles ~7 s less). Read at every node: computed once."""
         return self.is_cat if self.is_cat.any() else None
 
     @property

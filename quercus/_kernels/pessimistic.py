@@ -5,6 +5,7 @@ from numba import njit
 
 from .predict import accumulate_into, child_shares
 from .splits import LEAF
+from .tables import grown
 
 # Flags passed as np.bool_ values: a literal True / False would compile the callee again
 # for each literal.
@@ -115,7 +116,7 @@ def _raise_branch(X, rows, y, w, t, weighted_n, value, n_node_samples, rho, node
     while len(stack) > 0:
         v, parent = stack.pop()
         total = scratch[v].sum()
-        # Element loops: a row assignment compiles numba's shape-mismatch message (~2 s cold).
+        # Element loops: a row assignment compiles numba's shape-mismatch message (tables.py).
         src, at = (scratch, v) if total > 0 else (value, parent)
         for k in range(value.shape[1]):
             value[v, k] = src[at, k]
@@ -223,7 +224,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
             reason, after = 2, branch_err
         if reason > 0:
             if n_rec == rec_i.shape[0]:
-                rec_i, rec_f = _grow_records(rec_i, rec_f)
+                rec_i, rec_f = grown(rec_i, 2 * n_rec, n_rec), grown(rec_f, 2 * n_rec, n_rec)
             rec_i[n_rec, 0] = node
             rec_i[n_rec, 1] = reason
             rec_i[n_rec, 2] = _count_leaves(t, node, walk, walk_stack) - 1
@@ -295,17 +296,3 @@ def _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, top, er
     if weight > f_largest_w[top]:
         f_largest_w[top] = weight
         f_largest[top] = first_child[f_node[top]] + f_next[top] - 1
-
-
-@njit(cache=True, nogil=True)
-def _grow_records(rec_i, rec_f):
-    """The decision tables with twice the rows (element loops: see _raise_branch)."""
-    n = rec_i.shape[0]
-    more_i = np.empty((2 * n, 4), dtype=np.int64)
-    more_f = np.empty((2 * n, 2))
-    for r in range(n):
-        for c in range(4):
-            more_i[r, c] = rec_i[r, c]
-        more_f[r, 0] = rec_f[r, 0]
-        more_f[r, 1] = rec_f[r, 1]
-    return more_i, more_f

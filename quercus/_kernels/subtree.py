@@ -21,6 +21,7 @@ from .partition import route, scatter
 from .selection import choose_split
 from .splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, TIE_EPS,
                      _outputs, _split_missing, _store, _unpack, category_order, score_histogram)
+from .tables import grown
 
 # Columns of the integer node table.
 KIND, FEATURE, CATEGORY, FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, \
@@ -37,16 +38,7 @@ def _new_nodes(ints, flts, count, n_new, depth):
     """Reserve ``n_new`` leaf slots (the builder's defaults); grows the tables as needed."""
     if count + n_new > ints.shape[0]:
         cap = max(2 * ints.shape[0], count + n_new)
-        bigger_i = np.zeros((cap, ints.shape[1]), dtype=np.int64)
-        bigger_f = np.zeros((cap, flts.shape[1]))
-        # Element loops: an array-to-array slice assignment compiles numba's shape-mismatch
-        # error message (string formatting, ~2 s of a cold first fit).
-        for j in range(count):
-            for c in range(ints.shape[1]):
-                bigger_i[j, c] = ints[j, c]
-            for c in range(flts.shape[1]):
-                bigger_f[j, c] = flts[j, c]
-        ints, flts = bigger_i, bigger_f
+        ints, flts = grown(ints, cap, count), grown(flts, cap, count)
     for j in range(count, count + n_new):
         ints[j, :] = 0
         flts[j, :] = 0.0
