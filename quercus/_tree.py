@@ -18,19 +18,22 @@ KIND_NAMES = {LEAF: "leaf", NUMERIC: "numeric", MULTIWAY: "multiway",
               CAT_BINARY: "categorical_binary", CAT_SUBSET: "categorical_subset"}
 MISSING_NAMES = {0: "fractional", 1: "surrogate", 2: "learned"}
 
-# One entry per node.
+# One entry per node. Node links, codes and counts of children are int32 (a tree has far
+# fewer than 2**31 nodes; the builder checks), offsets into the flat arrays and sample counts
+# int64: a deep tree's nodes are most of a fit's memory after the binned matrix.
 _FIELDS = {
-    "kind": np.int8, "feature": np.int64, "threshold": np.float64, "category": np.int64,
-    "first_child": np.int64, "n_children": np.int64, "depth": np.int64,
+    "kind": np.int8, "feature": np.int32, "threshold": np.float64, "category": np.int32,
+    "first_child": np.int32, "n_children": np.int32, "depth": np.int32,
     "n_node_samples": np.int64, "weighted_n_node_samples": np.float64,
     "impurity": np.float64, "value": np.float64,
     # How a missing value is routed: missing_mode (fractional / surrogate / learned), the
     # child offset it joins (-1: none), and this node's surrogates sur_start..+sur_count.
-    "missing_mode": np.int8, "missing_child": np.int64, "sur_start": np.int64,
-    "sur_count": np.int64, "rho": np.float64,
+    "missing_mode": np.int8, "missing_child": np.int32, "sur_start": np.int64,
+    "sur_count": np.int32, "rho": np.float64,
     # Ordered categorical splits: child of each category code at cat_map[cat_map_start:].
     "cat_map_start": np.int64,
 }
+MAX_TREE_NODES = np.iinfo(np.int32).max
 # Flat arrays shared by all nodes.
 _FLAT = {
     "cat_map": np.int64, "sur_feature": np.int64, "sur_kind": np.int8,
@@ -73,6 +76,14 @@ class TreeArrays:
     sur_category: np.ndarray
     sur_flip: np.ndarray
     sur_agreement: np.ndarray
+
+    def __post_init__(self):
+        # Every tree holds its fields in the schema's types, however it was built (grown,
+        # pruned, compacted, loaded): the compiled routing kernels then see one signature.
+        for name, dt in {**_FIELDS, **_FLAT}.items():
+            arr = getattr(self, name)
+            if not isinstance(arr, np.ndarray) or arr.dtype != dt:
+                setattr(self, name, np.asarray(arr, dtype=dt))
 
     def kernel_args(self):
         """The arrays the routing kernels take, in their order."""
@@ -125,7 +136,22 @@ class TreeArrays:
 
 
 class TreeBuilder:
-    """Growable storage used by the grower; :meth:`freeze` returns :class:`TreeArrays`."""
+    """Growable storage used by the grower; :meth:`freeze` returns :class:`TreeArrays`.
+
+    Memory: the arrays grow by half their size, one field at a time, and :meth:`freeze`
+    copies them out one field at a time, releasing each as it goes, so a fit's peak holds
+    the nodes about 1.5 times (not 3 times: old and doubled arrays side by side, then the
+    builder and the frozen copy).
+
+    Examples
+    --------
+    >>> b = TreeBuilder(n_out=2)
+    >>> b.add(3, 0), b.add(2, 1)
+    (0, 3)
+    >>> t = b.freeze()
+    >>> t.node_count, t.depth.tolist(), t.first_child.dtype.name
+    (5, [0, 0, 0, 1, 1], 'int32')
+    """
 
     def __init__(self, n_out, capacity=64):
         self._n_classes = n_out
@@ -136,18 +162,23 @@ class TreeBuilder:
         self._grow(capacity)
 
     def _grow(self, capacity):
+        if capacity > MAX_TREE_NODES:
+            raise MemoryError(f"A tree of more than {MAX_TREE_NODES} nodes is not supported; "
+                              "limit max_depth or max_leaf_nodes, or raise min_samples_leaf.")
         for name, dt in _FIELDS.items():
             shape = (capacity, self._n_classes) if name == "value" else (capacity,)
-            new = np.zeros(shape, dtype=dt)
+            # Uninitialised: add() sets every slot it hands out, and pages never written
+            # stay out of memory.
+            new = np.empty(shape, dtype=dt)
             if name in self._arrays:
                 new[:self.count] = self._arrays[name][:self.count]
-            self._arrays[name] = new
+            self._arrays[name] = new  # the old array goes before the next field's is made
         self._cap = capacity
 
     def add(self, n_new, depth):
         """Reserve ``n_new`` contiguous leaf slots at ``depth``; return the first index."""
         if self.count + n_new > self._cap:
-            self._grow(max(2 * self._cap, self.count + n_new))
+            self._grow(max(self._cap + self._cap // 2, self.count + n_new))
         first = self.count
         a = self._arrays
         sl = slice(first, first + n_new)
@@ -168,7 +199,11 @@ class TreeBuilder:
         return self._arrays[name]
 
     def freeze(self):
+        """The finished tree; the builder is empty afterwards."""
         n = self.count
         flat = {name: np.asarray(self.flat[name], dtype=dt) for name, dt in _FLAT.items()}
-        return TreeArrays(**{name: arr[:n].copy() for name, arr in self._arrays.items()},
-                          **flat)
+        fields = {}
+        for name in _FIELDS:
+            fields[name] = self._arrays.pop(name)[:n].copy()
+        self._cap = self.count = 0
+        return TreeArrays(**fields, **flat)

@@ -37,7 +37,7 @@ _EPSILON = np.finfo(np.float64).eps
 def _new_nodes(ints, flts, count, n_new, depth):
     """Reserve ``n_new`` leaf slots (the builder's defaults); grows the tables as needed."""
     if count + n_new > ints.shape[0]:
-        cap = max(2 * ints.shape[0], count + n_new)
+        cap = max(ints.shape[0] + ints.shape[0] // 2, count + n_new)
         ints, flts = grown(ints, cap, count), grown(flts, cap, count)
     for j in range(count, count + n_new):
         ints[j, :] = 0
@@ -99,8 +99,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     n_out = 1 if regression else n_stats
     p = codes.shape[1]
     stat_crit = SQUARED_ERROR if regression else GINI
-    ints = np.zeros((64, N_INT), dtype=np.int64)
-    flts = np.zeros((64, VALUE + n_out))
+    ints = np.empty((64, N_INT), dtype=np.int32)  # int32: the table is most of a deep
+    flts = np.empty((64, VALUE + n_out))           # subtree's memory; every entry fits
     count = np.int64(1)  # int64 from the start: a literal would compile callees twice
     ints, flts = _new_nodes(ints, flts, np.int64(0), count, depth0)
     cat_maps = np.empty(64, dtype=np.int64)

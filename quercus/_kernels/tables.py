@@ -6,7 +6,9 @@ from numba import njit
 
 @njit(cache=True, nogil=True)
 def grown(table, n_rows, keep):
-    """A zeroed table of ``n_rows`` rows like ``table``, its first ``keep`` rows copied.
+    """A table of ``n_rows`` rows like ``table``, its first ``keep`` rows copied and the
+    others left uninitialised (the callers write every row they hand out, and rows never
+    written stay out of memory).
 
     Element loops, not ``out[:keep] = table[:keep]``: an array-to-array slice assignment
     compiles numba's shape-mismatch error message, string formatting included (~2 s of a
@@ -15,10 +17,11 @@ def grown(table, n_rows, keep):
     Examples
     --------
     >>> import numpy as np
-    >>> grown(np.array([[1, 2], [3, 4]]), 3, 1).tolist()
-    [[1, 2], [0, 0], [0, 0]]
+    >>> t = grown(np.array([[1, 2], [3, 4]]), 3, 1)
+    >>> t.shape, t[0].tolist()
+    ((3, 2), [1, 2])
     """
-    out = np.zeros((n_rows, table.shape[1]), dtype=table.dtype)
+    out = np.empty((n_rows, table.shape[1]), dtype=table.dtype)
     for r in range(keep):
         for c in range(table.shape[1]):
             out[r, c] = table[r, c]

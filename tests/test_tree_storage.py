@@ -1,0 +1,92 @@
+"""How a tree's nodes are stored while it grows and once fitted: the schema's (narrow) types
+on every path, and a builder whose memory stays within half again the nodes it holds."""
+
+import json
+
+import numpy as np
+import pytest
+
+import quercus
+from quercus import _tree
+from quercus._tree import _FIELDS, _FLAT, TreeBuilder
+
+
+def _fitted_trees(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (X[:, 0] + rng.normal(scale=0.5, size=300) > 0).astype(int)
+    models = [quercus.C45Classifier().fit(X, y),  # pessimistic pruning, fractional missing
+              quercus.CARTClassifier(pruning="cost_complexity", cv=3, random_state=0)
+              .fit(X, y),
+              quercus.CARTRegressor(max_depth=4).fit(X, np.nan_to_num(X[:, 1]))]
+    path = tmp_path / "m.json"
+    models[0].save(path)
+    models.append(quercus.load(path))
+    return models
+
+
+def test_fitted_pruned_and_loaded_trees_hold_the_schema_types(tmp_path):
+    for model in _fitted_trees(tmp_path):
+        t = model.tree_
+        for name, dt in {**_FIELDS, **_FLAT}.items():
+            assert getattr(t, name).dtype == np.dtype(dt), (type(model).__name__, name)
+
+
+def test_tree_arrays_cast_whatever_they_are_given():
+    b = TreeBuilder(n_out=1)
+    b.add(1, 0)
+    t = b.freeze()
+    args = {name: getattr(t, name).astype(np.int64) if np.dtype(dt).kind == "i"
+            else getattr(t, name) for name, dt in {**_FIELDS, **_FLAT}.items()}
+    again = _tree.TreeArrays(**args)
+    assert again.first_child.dtype == np.int32 and again.sur_start.dtype == np.int64
+
+
+def test_builder_keeps_every_node_across_growth_with_bounded_slack():
+    rng = np.random.default_rng(1)
+    b = TreeBuilder(n_out=2, capacity=4)
+    expected_feature, expected_value = [], []
+    for step in range(300):
+        n_new = int(rng.integers(1, 9))
+        first = b.add(n_new, depth=step % 7)
+        assert first == len(expected_feature)
+        for j in range(first, first + n_new):
+            b["feature"][j] = j % 11
+            b["value"][j] = (j, -j)
+            expected_feature.append(j % 11)
+            expected_value.append((j, -j))
+        # Growth by half: never room for more than half again the nodes held.
+        assert b._cap <= max(4, 1.5 * b.count)
+    t = b.freeze()
+    assert t.feature.tolist() == expected_feature
+    assert t.value.tolist() == [list(v) for v in expected_value]
+    assert (t.kind == _tree.LEAF).all() and (t.first_child == -1).all()
+
+
+def test_freeze_hands_the_arrays_over_and_empties_the_builder():
+    b = TreeBuilder(n_out=1)
+    b.add(5, 0)
+    t = b.freeze()
+    assert t.node_count == 5
+    assert b._arrays == {} and b.count == 0
+
+
+def test_builder_refuses_more_nodes_than_the_node_links_can_address(monkeypatch):
+    monkeypatch.setattr(_tree, "MAX_TREE_NODES", 100)
+    b = TreeBuilder(n_out=1, capacity=64)
+    b.add(60, 0)
+    with pytest.raises(MemoryError, match="more than 100 nodes"):
+        b.add(60, 1)
+
+
+def test_model_file_of_a_grown_tree_reads_back_in_the_same_types(tmp_path):
+    model = quercus.CARTClassifier().fit(np.arange(40.0).reshape(20, 2), np.arange(20) % 3)
+    path = tmp_path / "m.json"
+    model.save(path)
+    doc = json.loads(path.read_text())
+    assert doc["tree"]["first_child"] == model.tree_.first_child.tolist()
+    loaded = quercus.load(path)
+    assert loaded.tree_.first_child.dtype == np.int32
+    np.testing.assert_array_equal(loaded.predict(np.arange(40.0).reshape(20, 2)),
+                                  model.predict(np.arange(40.0).reshape(20, 2)))
