@@ -162,8 +162,11 @@ class _BaseTree(BaseEstimator):
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
         with numba_threads(self.n_jobs):
             self.tree_, pre_log = grow(data, cfg, rng, val)
+            self._explain_data = data if n * p <= _EXPLAIN_CACHE_CELLS else None
+            # Pruning needs no bins: on big data their memory goes before the pruning's
+            # (cost-complexity folds bin their own rows).
+            del data
             self._post_prune(X_all, y, X_enc, y_enc, w, val, (w_user, w_all), pre_log)
-        self._explain_data = data if n * p <= _EXPLAIN_CACHE_CELLS else None
         return self
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
@@ -318,7 +321,7 @@ class _BaseTree(BaseEstimator):
                                  "'reduced_error'.")
             tree, report = _pruning.pessimistic(self, tree, X_enc, y_enc, w,
                                                 float(self.confidence_factor),
-                                                bool(self.subtree_raising))
+                                                bool(self.subtree_raising), in_place=True)
         alpha = float(self.ccp_alpha)
         if method == "cost_complexity" and alpha == 0.0:
             self.cp_table_ = _pruning.complexity_table(

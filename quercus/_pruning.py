@@ -181,7 +181,7 @@ def added_errors(n, e, cf):
     return added_errors_z(float(n), float(e), float(cf), _upper_z(cf))
 
 
-def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
+def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising, in_place=False):
     """Error-based pruning of C4.5 release 8, as Weka's J48 does it.
 
     First the tree is collapsed where a subtree makes no fewer training errors than its
@@ -189,9 +189,11 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
     (training errors plus :func:`added_errors` at confidence ``cf``) are at most those of
     its subtree and of its largest branch (+0.1); otherwise, with subtree raising, when the
     largest branch's estimate is at most the subtree's (+0.1), that branch replaces the
-    node and the node's training data is re-sorted into it.
+    node and the node's training data is re-sorted into it. ``in_place``: prune ``tree``
+    itself (a fit's freshly grown tree, which nothing else holds) instead of a copy.
     """
-    tree = copy_tree(tree)
+    if not in_place:
+        tree = copy_tree(tree)
     report = []
     y = np.asarray(y_enc, dtype=np.float64)
     K = est.n_classes_
@@ -214,7 +216,11 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
         else:
             stack.extend(tree.children(node))
 
-    X = np.ascontiguousarray(X_enc, dtype=np.float64)
+    # Rows or columns in order, as they come: the kernel reads one column per node, and a
+    # copy of a DataFrame's (column-ordered) matrix was the biggest array of the pruning.
+    X = X_enc
+    if X.dtype != np.float64 or not (X.flags.c_contiguous or X.flags.f_contiguous):
+        X = np.ascontiguousarray(X, dtype=np.float64)
     nodes, before, after, reason, removed, feature = prune_pessimistic(
         X, y, np.asarray(w, dtype=np.float64), t, tree.weighted_n_node_samples, tree.value,
         tree.n_node_samples, tree.rho, K, float(cf), z, bool(subtree_raising))

@@ -139,3 +139,46 @@ def test_pessimistic_kernel_decides_as_the_recursive_reference(name, data, cf, r
     for name_, arr in ref_tree.__dict__.items():
         np.testing.assert_allclose(getattr(tree, name_), arr, rtol=1e-9, atol=1e-9,
                                    err_msg=name_)
+
+
+def _trees_equal(a, b):
+    for name_, arr in a.__dict__.items():
+        np.testing.assert_array_equal(getattr(b, name_), arr, err_msg=name_)
+
+
+@pytest.mark.parametrize("name,data", CASES[1:], ids=[c[0] for c in CASES[1:]])
+def test_pessimistic_reads_row_and_column_ordered_X_alike_without_copying(name, data,
+                                                                           monkeypatch):
+    X, y = data()
+    est = C45Classifier(pruning=None).fit(X, y)
+    X_enc = _prepare.encode(X, est.schema_)
+    y_enc = np.searchsorted(est.classes_, y)
+    w = np.ones(len(y))
+    import quercus._pruning as pruning_module
+    seen = []
+    kernel = pruning_module.prune_pessimistic
+    monkeypatch.setattr(pruning_module, "prune_pessimistic",
+                        lambda X_, *a: seen.append(X_) or kernel(X_, *a))
+    by_rows, log_rows = pessimistic(est, est.tree_, np.ascontiguousarray(X_enc), y_enc, w,
+                                    0.25, True)
+    X_cols = np.asfortranarray(X_enc)
+    by_cols, log_cols = pessimistic(est, est.tree_, X_cols, y_enc, w, 0.25, True)
+    assert seen[1] is X_cols  # the column-ordered matrix is read where it is
+    assert log_rows == log_cols
+    _trees_equal(by_rows, by_cols)
+
+
+def test_pessimistic_in_place_prunes_the_tree_given_and_otherwise_leaves_it_alone():
+    X, y = _categorical()
+    est = C45Classifier(pruning=None).fit(X, y)
+    X_enc = _prepare.encode(X, est.schema_)
+    y_enc = np.searchsorted(est.classes_, y)
+    w = np.ones(len(y))
+    grown = copy_tree(est.tree_)
+    pruned, log = pessimistic(est, est.tree_, X_enc, y_enc, w, 0.25, True)
+    _trees_equal(grown, est.tree_)  # untouched by default
+    assert (pruned.kind != LEAF).sum() < (grown.kind != LEAF).sum()
+    target = copy_tree(grown)
+    same, same_log = pessimistic(est, target, X_enc, y_enc, w, 0.25, True, in_place=True)
+    assert same is target and same_log == log
+    _trees_equal(pruned, same)
