@@ -182,3 +182,23 @@ def test_pessimistic_in_place_prunes_the_tree_given_and_otherwise_leaves_it_alon
     same, same_log = pessimistic(est, target, X_enc, y_enc, w, 0.25, True, in_place=True)
     assert same is target and same_log == log
     _trees_equal(pruned, same)
+
+
+def test_child_branches_name_each_rows_branch_or_its_spread_by_a_missing_value():
+    from quercus._kernels.predict import SPREAD, STOP, child_branches
+    X, y = _categorical()
+    est = C45Classifier(pruning=None).fit(X, y)
+    X_enc = _prepare.encode(X, est.schema_)
+    t = est.tree_
+    rows = np.arange(len(y))
+    for node in np.flatnonzero(t.kind != LEAF)[:5]:
+        branch = child_branches(X_enc, rows, t.kernel_args(), node)
+        k = int(t.n_children[node])
+        assert branch.dtype == np.int32 and set(branch.tolist()) <= {SPREAD, STOP, *range(k)}
+        missing = np.isnan(X_enc[:, t.feature[node]])
+        assert (branch[missing] == SPREAD).all() and (branch[~missing] >= 0).all()
+        shares = child_shares(X_enc, rows, np.ones(len(y)), t.kernel_args(),
+                              t.weighted_n_node_samples, node)
+        own = branch >= 0
+        np.testing.assert_array_equal(shares[own, branch[own]], 1.0)
+        assert (shares[own].sum(axis=1) == 1.0).all()

@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from .predict import accumulate_into, child_shares
+from .predict import SPREAD, accumulate_into, child_branches
 from .splits import LEAF
 from .tables import grown
 
@@ -102,6 +102,33 @@ def _rows_with_weight(rows, weights):
 
 
 @njit(cache=True, nogil=True)
+def _branch_weights(wts, branch, j, weight_j, total, rest):
+    """Each row's weight down branch ``j`` (of ``branch``, see
+    :func:`quercus._kernels.predict.child_branches`): all of it on its own branch, the
+    branch's share ``weight_j / total`` of the training weight for a spread row, else
+    none; with ``rest``, the weight left for the other branches instead."""
+    out = np.empty(wts.shape[0])
+    for i in range(wts.shape[0]):
+        b = branch[i]
+        if b == j:
+            share = wts[i]
+        elif b == SPREAD:
+            share = wts[i] * weight_j / total
+        else:
+            share = 0.0
+        out[i] = wts[i] - share if rest else share
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _children_weight(weighted_n, first, k):
+    total = 0.0
+    for c in range(k):
+        total += weighted_n[first + c]
+    return total
+
+
+@njit(cache=True, nogil=True)
 def _raise_branch(X, rows, y, w, t, weighted_n, value, n_node_samples, rho, node, largest,
                   scratch):
     """Subtree raising: ``largest`` replaces ``node`` and the node's rows are re-sorted
@@ -165,8 +192,8 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
     rec_i = np.empty((n_nodes, 4), dtype=np.int64)
     rec_f = np.empty((n_nodes, 2))
     n_rec = 0
-    # Frames of the depth-first walk: node, its rows and their weights, the children's
-    # shares, the next child, the summed estimate of the pruned children, the largest one.
+    # Frames of the depth-first walk: node, its rows and their weights, each row's branch,
+    # the next child, the summed estimate of the pruned children, the largest one.
     # Scalars in arrays indexed by depth, arrays in lists (numba's typed lists, and
     # lists of scalars, cost seconds of compile).
     f_node = np.empty(n_nodes + 1, dtype=np.int64)
@@ -176,7 +203,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
     f_largest_w = np.empty(n_nodes + 1)
     f_rows = [np.arange(X.shape[0])]
     f_w = [w.copy()]
-    f_shares = [np.zeros((0, 0))]
+    f_branch = [np.zeros(0, dtype=np.int32)]
     top = _push(f_node, f_next, np.int64(-1), np.int64(0))
     while top >= 0:
         node = f_node[top]
@@ -188,11 +215,11 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
                 dist = _class_weights(y, rows, wts, n_classes)
                 for k in range(n_classes):  # not own[node] = dist: see _raise_branch
                     own[node, k] = dist[k]
-                top = _pop(f_rows, f_w, f_shares, top)
+                top = _pop(f_rows, f_w, f_branch, top)
                 _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, top,
                          leaf_estimated_errors(dist, cf, z), dist.sum())
                 continue
-            f_shares[top] = child_shares(X, rows, wts, t, weighted_n, node)
+            f_branch[top] = child_branches(X, rows, t, node)
             f_next[top] = 0
             f_err[top] = 0.0  # also after a raise: the node's branches are new
             f_largest[top] = -1
@@ -200,11 +227,14 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
             j = 0
         if j < n_children[node]:
             f_next[top] = j + 1
-            c_rows, c_w = _rows_with_weight(rows, f_shares[top][:, j])  # shares are >= 0
-            top = _push(f_node, f_next, top, first_child[node] + j)
+            c = first_child[node] + j
+            c_rows, c_w = _rows_with_weight(rows, _branch_weights(
+                wts, f_branch[top], j, weighted_n[c],
+                _children_weight(weighted_n, first_child[node], n_children[node]), _NO))
+            top = _push(f_node, f_next, top, c)
             f_rows.append(c_rows)
             f_w.append(c_w)
-            f_shares.append(np.zeros((0, 0)))
+            f_branch.append(np.zeros(0, dtype=np.int32))
             continue
         # Every branch is pruned: decide this node.
         dist = _class_weights(y, rows, wts, n_classes)
@@ -213,8 +243,9 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
         largest = f_largest[top]
         branch_err = np.inf
         if subtree_raising:
-            branch_err = _branch_estimate(X, y, rows, wts, f_shares[top],
-                                          largest - first_child[node], t, weighted_n,
+            branch_err = _branch_estimate(X, y, rows, wts, f_branch[top],
+                                          largest - first_child[node], n_children[node],
+                                          t, weighted_n,
                                           largest, own, scratch, cf, z, walk, walk_stack)
         ret_err = tree_err
         reason, after = 0, 0.0
@@ -242,7 +273,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
                           largest, scratch)
             f_next[top] = -1  # prune the raised branch again, in the node's place
             continue
-        top = _pop(f_rows, f_w, f_shares, top)
+        top = _pop(f_rows, f_w, f_branch, top)
         _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, top, ret_err,
                  dist.sum())
     return (rec_i[:n_rec, 0].copy(), rec_f[:n_rec, 0].copy(), rec_f[:n_rec, 1].copy(),
@@ -250,14 +281,17 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
 
 
 @njit(cache=True, nogil=True)
-def _branch_estimate(X, y, rows, wts, shares, col, t, weighted_n, largest, own, scratch, cf,
-                     z, walk, walk_stack):
+def _branch_estimate(X, y, rows, wts, branch, col, n_branches, t, weighted_n, largest, own,
+                     scratch, cf, z, walk, walk_stack):
     """Estimated errors of the subtree ``largest`` (the node's branch ``col``) for all the
     node's rows: the class weights its leaves hold from their own rows (``own``) plus the
     rest of each row's weight (other branches' rows, a spread row's other shares) routed
     from ``largest``. Routing is linear in the weight, so this is the sum of every row's
     full routing."""
-    rest, rest_w = _rows_with_weight(rows, wts - shares[:, col])
+    first = largest - col
+    rest, rest_w = _rows_with_weight(rows, _branch_weights(
+        wts, branch, col, weighted_n[largest], _children_weight(weighted_n, first, n_branches),
+        _YES))
     accumulate_into(scratch, X, rest, y, y, rest_w, t, weighted_n, _NO, largest, _NO)
     total = 0.0
     for i in range(_subtree_nodes(t, largest, walk, walk_stack)):
@@ -280,10 +314,10 @@ def _push(f_node, f_next, top, node):
 
 
 @njit(cache=True, nogil=True)
-def _pop(f_rows, f_w, f_shares, top):
+def _pop(f_rows, f_w, f_branch, top):
     f_rows.pop()
     f_w.pop()
-    f_shares.pop()
+    f_branch.pop()
     return top - 1
 
 

@@ -392,17 +392,15 @@ def accumulate_into(out, X, rows, y, y2, w, t, weighted_n, regression, start, co
 
 
 @njit(cache=True, nogil=True)
-def child_shares(X, rows, w, t, weighted_n, node):
-    """Weight of each of the rows ``rows`` of ``X`` (weights ``w``) going to each child of
-    ``node`` (columns in branch order): a row spread by a missing value (C4.5) is shared out
-    by the children's training weights, a stopping row goes nowhere."""
+def child_branches(X, rows, t, node):
+    """Branch of each of the rows ``rows`` of ``X`` at ``node``: the child's offset (0 for
+    the first child), ``SPREAD`` for a row C4.5 shares out over every branch (a missing
+    value), ``STOP`` for one that goes nowhere. One int32 a row, where its weights per
+    branch would take a (rows x branches) matrix (a 1,000-category multiway split)."""
     (kind, feature, threshold, category, first_child, n_children, cat_map_start,
      cat_map) = _fast_args(t)
-    first, k = first_child[node], n_children[node]
-    out = np.zeros((rows.shape[0], k))
-    total = 0.0
-    for c in range(k):
-        total += weighted_n[first + c]
+    first = first_child[node]
+    out = np.empty(rows.shape[0], dtype=np.int32)
     for i in range(rows.shape[0]):
         x = X[rows[i]]
         nxt = _numeric_step(x, node, kind, feature, threshold, first_child)
@@ -411,11 +409,33 @@ def child_shares(X, rows, w, t, weighted_n, node):
                                      first_child, n_children, cat_map_start, cat_map)
         if nxt == SLOW:
             nxt = next_node(x, node, t)
-        if nxt == SPREAD:
+        if nxt >= 0:
+            out[i] = nxt - first
+        elif nxt == SPREAD:
+            out[i] = SPREAD
+        else:
+            out[i] = STOP
+    return out
+
+
+@njit(cache=True, nogil=True)
+def child_shares(X, rows, w, t, weighted_n, node):
+    """Weight of each of the rows ``rows`` of ``X`` (weights ``w``) going to each child of
+    ``node`` (columns in branch order): a row spread by a missing value (C4.5) is shared out
+    by the children's training weights, a stopping row goes nowhere."""
+    first, k = t[4][node], t[5][node]
+    branch = child_branches(X, rows, t, node)
+    out = np.zeros((rows.shape[0], k))
+    total = 0.0
+    for c in range(k):
+        total += weighted_n[first + c]
+    for i in range(rows.shape[0]):
+        b = branch[i]
+        if b == SPREAD:
             for c in range(k):
                 out[i, c] = w[i] * weighted_n[first + c] / total
-        elif nxt >= 0:
-            out[i, nxt - first] = w[i]
+        elif b >= 0:
+            out[i, b] = w[i]
     return out
 
 
