@@ -17,8 +17,8 @@ from ._kernels.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, POISSON, SQUARED_E
 from ._kernels.histograms import feature_histogram, fill_histograms, subtract_histograms
 from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
-                              NUMERIC, SURROGATE, TIE_EPS, _split_missing, category_order,
-                              search_features)
+                              NUMERIC, SURROGATE, TIE_EPS, _split_missing, at_least,
+                              category_order, search_features)
 from ._kernels.subtree import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, IMPURITY,
                                KIND, MISSING_CHILD, MISSING_MODE, N_CHILDREN, N_SAMPLES, RHO,
                                THRESHOLD, VALUE, WEIGHT, grow_subtree)
@@ -274,13 +274,16 @@ def subtree_allowed(cfg, p):
 
 def _grow_below(data, cfg, tree, deferred, total_w):
     """Grow the subtrees of the ``deferred`` small nodes, each in one kernel call, and
-    append them to ``tree`` in the order deferred. The calls are independent and release
-    the GIL, so they run on the fit's threads; the tree does not depend on how many."""
+    append them to ``tree``, biggest first. The calls are independent and release the GIL,
+    so they run on the fit's threads; the tree does not depend on how many."""
     # Presorting needs every sample in exactly one child: no fractional spreading.
     presort = cfg.missing_mode != FRACTIONAL or not data.has_missing
     layout = histogram_layout(data, cfg)
     dense, hist_offsets = layout if layout is not None else (
         np.zeros(0, dtype=np.int64), np.zeros(data.codes.shape[1] + 1, dtype=np.int64))
+
+    # Read here, not in the threads: splicing grows the tree's arrays meanwhile.
+    depth = {item[0]: int(tree["depth"][item[0]]) for item in deferred}
 
     def one(item):
         node, idx, wi, stats, used = item
@@ -289,25 +292,24 @@ def _grow_below(data, cfg, tree, deferred, total_w):
             data.y, data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
             cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
             cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
-            cfg.min_objects, total_w, idx, wi, stats, used, int(tree["depth"][node]), presort,
+            cfg.min_objects, total_w, idx, wi, stats, used, depth[node], presort,
             dense, hist_offsets, HIST_MIN_SAMPLES)
 
+    # Biggest first, so that no thread is left with a big one at the end; spliced in that
+    # order as they finish (on any number of threads: the tree's node order is the same),
+    # so that the tables of finished subtrees do not pile up before they are copied.
+    order = sorted(range(len(deferred)), key=lambda i: -deferred[i][1].size)
+    deferred = [deferred[i] for i in order]
     threads = numba.get_num_threads()
     work = sum(item[1].size for item in deferred) * data.codes.shape[1]
     if threads > 1 and len(deferred) > 1 and work >= PARALLEL_MIN_CELLS:
         from concurrent.futures import ThreadPoolExecutor
-        # Biggest first, so that no thread is left with a big one at the end; spliced in
-        # the deferred order all the same.
-        order = sorted(range(len(deferred)), key=lambda i: -deferred[i][1].size)
         with ThreadPoolExecutor(threads) as pool:
-            done = list(pool.map(one, [deferred[i] for i in order]))
-        results = [None] * len(deferred)
-        for i, r in zip(order, done):
-            results[i] = r
+            for item, result in zip(deferred, pool.map(one, deferred)):
+                _splice(tree, item[0], *result)
     else:
-        results = map(one, deferred)
-    for item, result in zip(deferred, results):
-        _splice(tree, item[0], *result)
+        for item in deferred:
+            _splice(tree, item[0], *one(item))
 
 
 def _splice(tree, node, ints, flts, count, cat_map):
@@ -338,8 +340,8 @@ def _splice(tree, node, ints, flts, count, cat_map):
 def may_split(cfg, depth, m, weight):
     """The size and depth rules allow splitting a node of ``m`` samples and ``weight``."""
     return not (depth >= cfg.max_depth or m < cfg.min_samples_split
-                or m < 2 * cfg.min_samples_leaf or weight < 2 * cfg.min_weight_leaf
-                or weight < 2 * cfg.min_objects)
+                or m < 2 * cfg.min_samples_leaf or weight < at_least(2 * cfg.min_weight_leaf)
+                or weight < at_least(2 * cfg.min_objects))
 
 
 def histogram_layout(data, cfg):

@@ -119,6 +119,9 @@ def test_regressor_subset_splits_route_as_a_slow_python_walk(seed, n, p_missing,
        p_missing=st.sampled_from([0.0, 0.2]), cls=st.sampled_from(ESTIMATORS))
 @example(seed=0, n=25, p_missing=0.2, cls=CARTClassifier)
 @example(seed=0, n=25, p_missing=0.0, cls=C45Classifier)
+# A branch of exactly J48's minimum weight, summed from fractional shares in another order,
+# fell a rounding error short of it and turned the split down.
+@example(seed=3304, n=41, p_missing=0.2, cls=C45Classifier)
 def test_permuting_rows_keeps_the_predictions(seed, n, p_missing, cls):
     # Ties between candidates are broken by column, category and threshold order, never by
     # row order. The one row-order dependence is the label of a leaf whose classes tie

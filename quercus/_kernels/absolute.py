@@ -11,7 +11,8 @@ import numpy as np
 from numba import njit, prange
 
 from .splits import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, CAT_SUBSET,
-                     LEARNED, MULTIWAY, NUMERIC, boundary_threshold, draw_boundary, lower)
+                     LEARNED, MULTIWAY, NUMERIC, at_least, boundary_threshold, draw_boundary,
+                     lower)
 
 
 @njit(cache=True, nogil=True)
@@ -350,6 +351,7 @@ def ae_category_order(codes_f, n_real_bins, idx, wi, y):
 def ae_search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y,
                    cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms):
     """:func:`search_node` for the absolute-error criterion (same outputs; split_info 0)."""
+    min_leaf_w = at_least(min_leaf_w)  # a leaf of exactly the minimum weight, however summed
     nf = features.shape[0]
     found = np.zeros(nf, dtype=np.bool_)
     kind = np.zeros(nf, dtype=np.int8)

@@ -58,6 +58,20 @@ def lower(a, b):
     return a < b - TIE_EPS * max(1.0, abs(b))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def at_least(bound):
+    """``bound`` lowered by rounding, for "a weight of at least ``bound``": weights summed in
+    another order (the rows permuted, C4.5's fractional shares) differ in the last bits, and
+    a branch of exactly ``bound`` must pass either way (as J48's tolerant comparisons do).
+
+    Examples
+    --------
+    >>> at_least(2.0) < 2.0 and 0.1 + 0.2 + 1.7 >= at_least(2.0)
+    True
+    """
+    return bound - TIE_EPS * max(1.0, abs(bound))
+
+
 @njit(cache=True, nogil=True)
 def midpoint(lo, hi):
     """Threshold between two adjacent observed values, as scikit-learn computes it."""
@@ -513,6 +527,7 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
     if min_objects > 0.0:
         bound = min(max(0.1 * known_w / max(n_stats, 1), min_objects), 25.0)
         min_w_bin = max(min_leaf_w, bound)
+    min_w_bin = at_least(min_w_bin)
     # ``is_cat is None`` (no categorical feature) is decided at compile time: numba prunes the
     # categorical branch, and a numeric fit never compiles the categorical scorers (~7 s).
     if is_cat is None or not is_cat[f]:
@@ -524,8 +539,8 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
         return ok, NUMERIC, c, d, s, b, t, md, rho
     if cat_mode == CAT_MULTIWAY:
         ok, c, d, s, mb = best_split_multiway(kc, kn, miss, n_miss, criterion,
-                                              missing_mode, min_leaf_n, min_leaf_w,
-                                              min_objects)
+                                              missing_mode, min_leaf_n, at_least(min_leaf_w),
+                                              at_least(min_objects))
         md = kb[mb] if ok and mb >= 0 else -1
         return ok, MULTIWAY, c, d, s, -1, 0.0, md, rho
     if cat_mode == CAT_ONE_VS_REST:

@@ -20,7 +20,8 @@ from .histograms import (build_histograms, compact_histogram, feature_histogram,
 from .partition import route, scatter
 from .selection import choose_split
 from .splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, TIE_EPS,
-                     _outputs, _split_missing, _store, _unpack, category_order, score_histogram)
+                     _outputs, _split_missing, _store, _unpack, at_least, category_order,
+                     score_histogram)
 from .tables import grown
 
 # Columns of the integer node table.
@@ -308,7 +309,7 @@ def _may_split(depth, m, weight, max_depth, min_samples_split, min_samples_leaf,
                min_weight_leaf, min_objects):
     """The size and depth rules allow splitting a node (the grower's ``may_split``)."""
     return not (depth >= max_depth or m < min_samples_split or m < 2 * min_samples_leaf
-                or weight < 2 * min_weight_leaf or weight < 2 * min_objects)
+                or weight < at_least(2 * min_weight_leaf) or weight < at_least(2 * min_objects))
 
 
 @njit(cache=True, nogil=True)
