@@ -17,8 +17,8 @@ from ._kernels.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, POISSON, SQUARED_E
 from ._kernels.histograms import feature_histogram, fill_histograms, subtract_histograms
 from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
-                              NUMERIC, SURROGATE, TIE_EPS, _split_missing, at_least,
-                              category_order, search_features)
+                              NUMERIC, SURROGATE, TIE_EPS, _split_missing, category_order,
+                              search_features)
 from ._kernels.subtree import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, IMPURITY,
                                KIND, MISSING_CHILD, MISSING_MODE, N_CHILDREN, N_SAMPLES, RHO,
                                THRESHOLD, VALUE, WEIGHT, grow_subtree)
@@ -337,11 +337,16 @@ def _splice(tree, node, ints, flts, count, cat_map):
     tree.flat["cat_map"].extend(cat_map.tolist())
 
 
+def _at_least(bound):
+    """The kernels' ``at_least`` (same arithmetic), without a compiled call per node."""
+    return bound - TIE_EPS * max(1.0, abs(bound))
+
+
 def may_split(cfg, depth, m, weight):
     """The size and depth rules allow splitting a node of ``m`` samples and ``weight``."""
     return not (depth >= cfg.max_depth or m < cfg.min_samples_split
-                or m < 2 * cfg.min_samples_leaf or weight < at_least(2 * cfg.min_weight_leaf)
-                or weight < at_least(2 * cfg.min_objects))
+                or m < 2 * cfg.min_samples_leaf or weight < _at_least(2 * cfg.min_weight_leaf)
+                or weight < _at_least(2 * cfg.min_objects))
 
 
 def histogram_layout(data, cfg):

@@ -205,3 +205,13 @@ def test_choose_split_follows_the_selection_rule():
         for gain_ratio in (False, True):
             assert choose_split(found, dec, info, gain_ratio) == _reference_choose(
                 found, dec, info, gain_ratio), (found, dec, info, gain_ratio)
+
+
+def test_python_and_kernel_minimum_weight_bounds_agree_to_the_bit():
+    # The Python grower and the subtree kernel decide "may this node split" alike only if
+    # they lower the minimum weights by exactly the same rounding allowance.
+    from quercus._grower import _at_least
+    from quercus._kernels.splits import at_least
+    for bound in (0.0, 1e-300, 0.5, 2.0, 2.5, 4.0, 25.0, 1e6, 3.0e15):
+        assert _at_least(bound) == at_least(bound)
+        assert _at_least(bound) < bound or bound == 0.0
