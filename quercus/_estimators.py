@@ -103,11 +103,17 @@ class _BaseTree(BaseEstimator):
         validate_data(self, X, reset=True, skip_check_array=True)
         check_fit_memory(X, self.max_bins)
         schema, X_enc = _prepare.fit_schema_and_encode(X, self.categorical_features)
-        return self._fit_encoded(schema, X_enc, y, sample_weight, eval_set)
+        box = [X_enc]
+        del X_enc
+        return self._fit_encoded(schema, box, y, sample_weight, eval_set)
 
-    def _fit_encoded(self, schema, X_enc, y, sample_weight, eval_set=None):
+    def _fit_encoded(self, schema, X_box, y, sample_weight, eval_set=None):
         """The fit from the columns' schema and the encoded matrix (cross-validation folds
-        start here with the whole data's: no re-encoding, the same categories)."""
+        start here with the whole data's: no re-encoding, the same categories).
+
+        ``X_box`` is a one-element list holding the matrix: taken out here, the fit holds
+        the only reference to an encoded copy and can free it once binned."""
+        X_enc = X_box.pop()
         X_all = X_enc
         n, p = X_enc.shape
         if self._is_regressor:
@@ -145,6 +151,12 @@ class _BaseTree(BaseEstimator):
             self._class_priority = _prepare.class_priority(y_enc, len(classes))
         mss, msl, mf = resolve_counts(self, n, p)
         data = self._binned(X_enc, y_enc, w, schema)
+        if not (self.pruning == "pessimistic"
+                or (self.pruning == "cost_complexity" and float(self.ccp_alpha) == 0.0)):
+            # Growing reads the bins; only C4.5's pruning and the cost-complexity folds read
+            # the matrix. An encoded copy (a DataFrame with categories: 8 bytes a cell) is
+            # released here; a caller's float64 array is not copied in the first place.
+            X_enc = X_all = None
         cfg = GrowConfig(
             criterion=criterion_code(self.criterion),
             gain_ratio=self.criterion == "gain_ratio",

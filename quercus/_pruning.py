@@ -422,7 +422,7 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state):
         train, test = split
         fold = copy.copy(base)  # an unfitted clone without sklearn's signature checks
         fold.n_features_in_ = X_enc.shape[1]
-        fold._fit_encoded(est.schema_, X_enc[train], y_arr[train], w_fit[train])
+        fold._fit_encoded(est.schema_, [X_enc[train]], y_arr[train], w_fit[train])
         fold_path = weakest_link_path(fold, fold.tree_, loss)
         X_te = X_enc[test]
         errors = _errors_along_path(fold, fold_path, eval_alpha, X_te, y_arr[test], w[test])

@@ -90,3 +90,41 @@ def test_model_file_of_a_grown_tree_reads_back_in_the_same_types(tmp_path):
     assert loaded.tree_.first_child.dtype == np.int32
     np.testing.assert_array_equal(loaded.predict(np.arange(40.0).reshape(20, 2)),
                                   model.predict(np.arange(40.0).reshape(20, 2)))
+
+
+@pytest.mark.parametrize("make,released", [
+    (lambda: quercus.CARTClassifier(), True),
+    (lambda: quercus.CARTClassifier(ccp_alpha=0.01), True),
+    (lambda: quercus.C45Classifier(), False),  # pessimistic pruning routes the rows
+    (lambda: quercus.CARTClassifier(pruning="cost_complexity", cv=3), False),  # folds
+])
+def test_encoded_copy_of_a_dataframe_is_freed_before_growing_unless_pruning_reads_it(
+        monkeypatch, make, released):
+    import weakref
+
+    import pandas as pd
+
+    from quercus import _estimators, _prepare
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=200),
+                      "c": pd.Categorical(rng.choice(list("xyz"), 200))})
+    y = (X["a"] > 0).to_numpy().astype(int)
+    refs = []
+    encode = _prepare.fit_schema_and_encode
+
+    def spy_encode(*args, **kwargs):
+        schema, X_enc = encode(*args, **kwargs)
+        refs.append(weakref.ref(X_enc))
+        return schema, X_enc
+
+    alive_while_growing = []
+    grow = _estimators.grow
+
+    def spy_grow(*args, **kwargs):
+        alive_while_growing.append(refs[0]() is not None)
+        return grow(*args, **kwargs)
+
+    monkeypatch.setattr(_prepare, "fit_schema_and_encode", spy_encode)
+    monkeypatch.setattr(_estimators, "grow", spy_grow)
+    make().fit(X, y)
+    assert alive_while_growing[0] is (not released)
