@@ -17,8 +17,8 @@ from ._kernels.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, POISSON, SQUARED_E
 from ._kernels.histograms import feature_histogram, fill_histograms, subtract_histograms
 from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
-                              NUMERIC, SURROGATE, TIE_EPS, _split_missing, category_order,
-                              search_features)
+                              NUMERIC, SURROGATE, TIE_EPS, _split_missing, at_least,
+                              category_order, search_features)
 from ._kernels.subtree import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, IMPURITY,
                                KIND, MISSING_CHILD, MISSING_MODE, N_CHILDREN, N_SAMPLES, RHO,
                                THRESHOLD, VALUE, WEIGHT, grow_subtree)
@@ -337,9 +337,8 @@ def _splice(tree, node, ints, flts, count, cat_map):
     tree.flat["cat_map"].extend(cat_map.tolist())
 
 
-def _at_least(bound):
-    """The kernels' ``at_least`` (same arithmetic), without a compiled call per node."""
-    return bound - TIE_EPS * max(1.0, abs(bound))
+# The kernels' rule run as plain Python: the same arithmetic, no compiled call per node.
+_at_least = at_least.py_func
 
 
 def may_split(cfg, depth, m, weight):

@@ -140,8 +140,8 @@ class TreeBuilder:
 
     Memory: the arrays grow by half their size, one field at a time, and :meth:`freeze`
     copies them out one field at a time, releasing each as it goes, so a fit's peak holds
-    the nodes about 1.5 times (not 3 times: old and doubled arrays side by side, then the
-    builder and the frozen copy).
+    the nodes at most 1.5 times, 1.25 on average (not 3 times: old and doubled arrays side
+    by side, then the builder and the frozen copy).
 
     Examples
     --------

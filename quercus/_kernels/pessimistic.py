@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from .predict import SPREAD, accumulate_into, child_branches
+from .predict import SPREAD, accumulate_into, child_branches, children_weight
 from .splits import LEAF
 from .tables import grown
 
@@ -121,14 +121,6 @@ def _branch_weights(wts, branch, j, weight_j, total, rest):
 
 
 @njit(cache=True, nogil=True)
-def _children_weight(weighted_n, first, k):
-    total = 0.0
-    for c in range(k):
-        total += weighted_n[first + c]
-    return total
-
-
-@njit(cache=True, nogil=True)
 def _raise_branch(X, rows, y, w, t, weighted_n, value, n_node_samples, rho, node, largest,
                   scratch):
     """Subtree raising: ``largest`` replaces ``node`` and the node's rows are re-sorted
@@ -193,7 +185,8 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
     rec_f = np.empty((n_nodes, 2))
     n_rec = 0
     # Frames of the depth-first walk: node, its rows and their weights, each row's branch,
-    # the next child, the summed estimate of the pruned children, the largest one.
+    # the children's training weight, the next child, the summed estimate of the pruned
+    # children, the largest one.
     # Scalars in arrays indexed by depth, arrays in lists (numba's typed lists, and
     # lists of scalars, cost seconds of compile).
     f_node = np.empty(n_nodes + 1, dtype=np.int64)
@@ -201,6 +194,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
     f_largest = np.empty(n_nodes + 1, dtype=np.int64)
     f_err = np.empty(n_nodes + 1)
     f_largest_w = np.empty(n_nodes + 1)
+    f_total = np.empty(n_nodes + 1)
     f_rows = [np.arange(X.shape[0])]
     f_w = [w.copy()]
     f_branch = [np.zeros(0, dtype=np.int32)]
@@ -220,6 +214,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
                          leaf_estimated_errors(dist, cf, z), dist.sum())
                 continue
             f_branch[top] = child_branches(X, rows, t, node)
+            f_total[top] = children_weight(weighted_n, first_child[node], n_children[node])
             f_next[top] = 0
             f_err[top] = 0.0  # also after a raise: the node's branches are new
             f_largest[top] = -1
@@ -229,8 +224,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
             f_next[top] = j + 1
             c = first_child[node] + j
             c_rows, c_w = _rows_with_weight(rows, _branch_weights(
-                wts, f_branch[top], j, weighted_n[c],
-                _children_weight(weighted_n, first_child[node], n_children[node]), _NO))
+                wts, f_branch[top], j, weighted_n[c], f_total[top], _NO))
             top = _push(f_node, f_next, top, c)
             f_rows.append(c_rows)
             f_w.append(c_w)
@@ -244,9 +238,9 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
         branch_err = np.inf
         if subtree_raising:
             branch_err = _branch_estimate(X, y, rows, wts, f_branch[top],
-                                          largest - first_child[node], n_children[node],
-                                          t, weighted_n,
-                                          largest, own, scratch, cf, z, walk, walk_stack)
+                                          largest - first_child[node], f_total[top], t,
+                                          weighted_n, largest, own, scratch, cf, z, walk,
+                                          walk_stack)
         ret_err = tree_err
         reason, after = 0, 0.0
         if leaf_err <= tree_err + 0.1 and leaf_err <= branch_err + 0.1:
@@ -281,17 +275,15 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
 
 
 @njit(cache=True, nogil=True)
-def _branch_estimate(X, y, rows, wts, branch, col, n_branches, t, weighted_n, largest, own,
+def _branch_estimate(X, y, rows, wts, branch, col, total, t, weighted_n, largest, own,
                      scratch, cf, z, walk, walk_stack):
     """Estimated errors of the subtree ``largest`` (the node's branch ``col``) for all the
     node's rows: the class weights its leaves hold from their own rows (``own``) plus the
     rest of each row's weight (other branches' rows, a spread row's other shares) routed
     from ``largest``. Routing is linear in the weight, so this is the sum of every row's
-    full routing."""
-    first = largest - col
+    full routing. ``total``: the training weight of the node's children."""
     rest, rest_w = _rows_with_weight(rows, _branch_weights(
-        wts, branch, col, weighted_n[largest], _children_weight(weighted_n, first, n_branches),
-        _YES))
+        wts, branch, col, weighted_n[largest], total, _YES))
     accumulate_into(scratch, X, rest, y, y, rest_w, t, weighted_n, _NO, largest, _NO)
     total = 0.0
     for i in range(_subtree_nodes(t, largest, walk, walk_stack)):

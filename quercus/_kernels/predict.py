@@ -419,6 +419,16 @@ def child_branches(X, rows, t, node):
 
 
 @njit(cache=True, nogil=True)
+def children_weight(weighted_n, first, k):
+    """Training weight of the ``k`` children from ``first`` on: what a spread row's weight
+    is shared out by."""
+    total = 0.0
+    for c in range(k):
+        total += weighted_n[first + c]
+    return total
+
+
+@njit(cache=True, nogil=True)
 def child_shares(X, rows, w, t, weighted_n, node):
     """Weight of each of the rows ``rows`` of ``X`` (weights ``w``) going to each child of
     ``node`` (columns in branch order): a row spread by a missing value (C4.5) is shared out
@@ -426,9 +436,7 @@ def child_shares(X, rows, w, t, weighted_n, node):
     first, k = t[4][node], t[5][node]
     branch = child_branches(X, rows, t, node)
     out = np.zeros((rows.shape[0], k))
-    total = 0.0
-    for c in range(k):
-        total += weighted_n[first + c]
+    total = children_weight(weighted_n, first, k)
     for i in range(rows.shape[0]):
         b = branch[i]
         if b == SPREAD:
