@@ -42,7 +42,7 @@ def _data_for(est, X, y, sample_weight):
     X_enc = _prepare.encode(X, est.schema_)
     n = X_enc.shape[0]
     y_f = np.asarray(est._encode_targets(y, n, "explain()"), dtype=np.float64)
-    w = _prepare.check_weights(sample_weight, X_enc)
+    w = _prepare.check_weights(sample_weight, X_enc.shape[0])
     keep = w > 0  # zero-weight rows take no part in a fit, so none in its explanation
     X_enc, y_f, w = X_enc[keep], y_f[keep], w[keep]
     schema = est.schema_

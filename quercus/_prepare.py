@@ -37,6 +37,18 @@ class Schema:
             cache[j] = pd.Index(self.categories[j])
         return cache[j]
 
+    def code_map(self, j, categories):
+        """Feature ``j``'s code (float; -1 unseen) for each of a pandas Categorical's
+        ``categories``. The last lookup is kept with the categories object it was made for:
+        the columns of one DataFrame, or of its slices, share that object, so predicting on
+        them looks nothing up again."""
+        cache = self.__dict__.setdefault("_code_map_cache", {})
+        hit = cache.get(j)
+        if hit is None or hit[0] is not categories:
+            hit = cache[j] = (categories,
+                              self.category_index(j).get_indexer(categories).astype(float))
+        return hit[1]
+
     def to_dict(self):
         return {
             "feature_names": list(self.feature_names),
@@ -240,14 +252,19 @@ def fit_schema_and_encode(X, categorical_features=None):
             _check_not_all_missing(np.isnan(X_enc[:, j]), names[j])
             categories.append(None)
             continue
+        dtype = getattr(col, "dtype", None)
+        if isinstance(dtype, pd.CategoricalDtype):
+            # The column's own codes (-1: missing), read without building its values.
+            raw = col.array.codes
+            _check_not_all_missing(raw < 0, names[j])
+            codes = np.where(raw < 0, np.nan, raw)
+            X_enc[:, j] = codes
+            categories.append(np.asarray(dtype.categories, dtype=object))
+            continue
         values = _object_values(col)
         missing = _missing_mask(values)
         _check_not_all_missing(missing, names[j])
-        dtype = getattr(col, "dtype", None)
-        if isinstance(dtype, pd.CategoricalDtype):
-            cats = np.asarray(dtype.categories, dtype=object)
-            codes = np.asarray(col.cat.codes, dtype=np.float64)
-        elif dtype is not None and pd.api.types.is_bool_dtype(dtype):
+        if dtype is not None and pd.api.types.is_bool_dtype(dtype):
             cats = np.array([False, True], dtype=object)
             codes = np.where(missing, 0, values).astype(np.float64)
         else:
@@ -318,13 +335,13 @@ def encode(X, schema, any_order=False):
         if not schema.is_categorical[j]:
             X_enc[:, j] = _numeric_column(col, name, "X")
             continue
-        known = schema.category_index(j)
         if isinstance(getattr(col, "dtype", None), pd.CategoricalDtype):
             # Look up each category once, then spread by the column's own codes.
-            of_cat = known.get_indexer(col.dtype.categories).astype(float)
-            cc = np.asarray(col.cat.codes)
+            of_cat = schema.code_map(j, col.dtype.categories)
+            cc = col.array.codes
             X_enc[:, j] = np.where(cc >= 0, of_cat[np.maximum(cc, 0)], np.nan)
             continue
+        known = schema.category_index(j)
         values = _object_values(col)
         codes = known.get_indexer(values).astype(float)
         if (codes < 0).any():  # missing: NaN; unseen category: -1
@@ -396,13 +413,12 @@ def class_priority(codes, n_classes):
     return np.argsort(np.argsort(first_seen, kind="stable"), kind="stable").astype(np.int64)
 
 
-def check_weights(sample_weight, X_enc):
-    """Validated float64 weights, one per row of ``X_enc``.
+def check_weights(sample_weight, n):
+    """Validated float64 weights, one per row of the ``n`` rows of X.
 
     Missing, infinite and negative weights are errors, and so is a weight vector that is
     zero everywhere; individual zero weights are allowed (the estimator drops those rows).
     """
-    n = X_enc.shape[0]
     if sample_weight is None:
         return np.ones(n, dtype=np.float64)
     if isinstance(sample_weight, numbers.Number):
@@ -414,15 +430,20 @@ def check_weights(sample_weight, X_enc):
     if shape[0] != n:
         raise ValueError(f"sample_weight has {shape[0]} entries but X has {n} rows; "
                          f"give exactly one weight per sample.")
-    # check_array names sample_weight in its NaN / infinity messages.
-    try:
-        w = check_array(sample_weight, ensure_2d=False, dtype=np.float64, order="C",
-                        ensure_min_samples=0, input_name="sample_weight")
-    except (TypeError, ValueError) as exc:
-        if "sample_weight" in str(exc):
-            raise
-        raise ValueError(f"sample_weight must hold numbers: {exc}") from None
-    w = np.array(w, dtype=np.float64, order="C")  # always a copy: never alias the caller's
+    if not (isinstance(sample_weight, np.ndarray) and sample_weight.dtype == np.float64
+            and np.isfinite(sample_weight).all()):
+        # check_array names sample_weight in its NaN / infinity messages (and is a tenth
+        # of a millisecond: skipped for finite float64 weights, a fold's for one).
+        try:
+            sample_weight = check_array(sample_weight, ensure_2d=False, dtype=np.float64,
+                                        order="C", ensure_min_samples=0,
+                                        input_name="sample_weight")
+        except (TypeError, ValueError) as exc:
+            if "sample_weight" in str(exc):
+                raise
+            raise ValueError(f"sample_weight must hold numbers: {exc}") from None
+    # always a copy: never alias the caller's
+    w = np.array(sample_weight, dtype=np.float64, order="C")
     neg = w < 0
     if neg.any():
         i = int(np.flatnonzero(neg)[0])

@@ -87,7 +87,7 @@ def prune(estimator, method, X_val=None, y_val=None, *, sample_weight=None, **pa
                 raise ValueError(f"prune(method={method!r}) needs X_val and y_val.")
             X_enc = _prepare.encode(_prepare.as_2d(X_val, what="X_val"), est.schema_)
             y_enc = est._encode_targets(y_val, X_enc.shape[0], "y_val")
-            w = _prepare.check_weights(sample_weight, X_enc)
+            w = _prepare.check_weights(sample_weight, X_enc.shape[0])
         if method == "reduced_error":
             stats = _pruning.node_stats(est, tree, X_enc, y_enc, w)
             tree, report = _pruning.reduced_error(est, tree, stats,

@@ -308,13 +308,14 @@ def prune_at_alpha(est, tree, alpha, loss="impurity", path=None):
     return pruned_tree, report
 
 
-def _errors_along_path(est, path, alphas, X_enc, y_va, w_va):
+def _errors_along_path(est, path, alphas, X_enc, y_va, w_va, target=None):
     """Moments (count, mean, sum of squared deviations) over the held-out rows of each
     row's loss (misclassified weight, or squared error) in the subtree at each of
     ``alphas`` (as :func:`prune_at_alpha` prunes), in one kernel call: a row's prediction
     in a subtree is that of the first node on its path that the subtree has made a leaf.
     None when some row's prediction is not its last node's (C4.5's rule spreads a row over
-    branches): then :func:`_errors_at_alphas`."""
+    branches): then :func:`_errors_at_alphas`. ``target``: a classifier's held-out labels
+    already coded as indices of ``est.classes_`` (-1: a class it does not know)."""
     tree = est.tree_
     collapse = _collapse_alphas(tree, path)
     indptr, indices = path_lengths_and_nodes(X_enc, tree.kernel_args(), tree.max_depth + 1)
@@ -329,8 +330,9 @@ def _errors_along_path(est, path, alphas, X_enc, y_va, w_va):
         target = np.asarray(y_va, dtype=np.float64)
         labels = np.zeros(tree.node_count, dtype=np.int64)
     else:
-        import pandas as pd
-        target = pd.Index(est.classes_).get_indexer(np.asarray(y_va, dtype=object))
+        if target is None:
+            import pandas as pd
+            target = pd.Index(est.classes_).get_indexer(np.asarray(y_va, dtype=object))
         target = target.astype(np.float64)
         labels = est._majority(outputs).astype(np.int64)
     mean, m2 = stop_node_moments(indptr, indices, collapse, thresholds, labels,
@@ -377,14 +379,21 @@ def _errors_at_alphas(est, path, alphas, X_enc, y_va, w_va):
 FOLD_THREADS_MIN_CELLS = 10_000
 
 
-def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state):
+# Folds grow on their rows of the whole data's exact bins (False: each bins its rows again,
+# which the tests compare against).
+REUSE_FOLD_BINS = True
+
+
+def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins=None):
     """rpart's complexity table from k-fold cross-validation.
 
     ``X_enc`` is every training row encoded with the estimator's schema: each fold is
     grown and scored from its rows, with the whole data's categories (as rpart's folds
-    keep the data's factor levels), without encoding the data again. ``w_fit`` are the
-    user's sample weights (the folds are refitted with the estimator's own class weights),
-    ``w`` the weights the errors are counted with.
+    keep the data's factor levels), without encoding the data again. ``bins``, when
+    given, are every row's exact bins: a fold then grows on its rows of them
+    (:meth:`quercus._binning.Bins.take_rows`: the same tree as binning its rows again).
+    ``w_fit`` are the user's sample weights (the folds are refitted with the estimator's
+    own class weights), ``w`` the weights the errors are counted with.
 
     Columns: alpha (scikit-learn's scale), cp (alpha relative to the root's risk, rpart's
     scale), n_splits, n_leaves, rel_error (training risk relative to the root as a leaf),
@@ -418,14 +427,34 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state):
                                  n_jobs=1 if threads > 1 else est.n_jobs)
     base._validate_params()
 
+    n_classes = 0 if est._is_regressor else len(est.classes_)
+    y_codes = None if est._is_regressor else pd.Index(est.classes_).get_indexer(y_arr)
+
+    def fold_labels(train):
+        """The fold's classes (those among its rows, as encoding its labels gives) and
+        the code of each of the whole data's classes among them (-1: not in the fold)."""
+        present = np.flatnonzero(np.bincount(y_codes[train], minlength=n_classes))
+        recode = np.full(n_classes, -1, dtype=np.int32)
+        recode[present] = np.arange(present.size, dtype=np.int32)
+        return est.classes_[present], recode
+
     def fold_errors(split):
         train, test = split
         fold = copy.copy(base)  # an unfitted clone without sklearn's signature checks
         fold.n_features_in_ = X_enc.shape[1]
-        fold._fit_encoded(est.schema_, [X_enc[train]], y_arr[train], w_fit[train])
+        reuse = bins is not None and REUSE_FOLD_BINS
+        fold_bins = bins.take_rows(train) if reuse else None
+        X_box = [None] if reuse else [X_enc[train]]
+        target = classes = codes = None
+        if not est._is_regressor:
+            classes, recode = fold_labels(train)
+            codes, target = recode[y_codes[train]], recode[y_codes[test]]
+        fold._fit_encoded(est.schema_, X_box, y_arr[train], w_fit[train],
+                          fold=(fold_bins, classes, codes))
         fold_path = weakest_link_path(fold, fold.tree_, loss)
         X_te = X_enc[test]
-        errors = _errors_along_path(fold, fold_path, eval_alpha, X_te, y_arr[test], w[test])
+        errors = _errors_along_path(fold, fold_path, eval_alpha, X_te, y_arr[test], w[test],
+                                    target)
         if errors is None:
             errors = _errors_at_alphas(fold, fold_path, eval_alpha, X_te, y_arr[test],
                                        w[test])
@@ -445,7 +474,7 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state):
         mean = np.average(yv, weights=w)
         root_err = float(np.sum(w * (yv - mean) ** 2))
     else:
-        totals = np.bincount(pd.Index(est.classes_).get_indexer(y_arr), weights=w)
+        totals = np.bincount(y_codes, weights=w)
         root_err = float(w.sum() - totals.max())
     root_err = root_err if root_err > 0 else 1.0
     n_rows, mean, m2 = moments

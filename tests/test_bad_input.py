@@ -324,6 +324,23 @@ def test_a_categorical_column_encodes_as_its_values_do(categories):
     assert np.isnan(as_values[[3, 7], 0]).all() and (as_values == -1).any()
 
 
+def test_a_categorical_column_fits_through_its_codes():
+    """At fit time a pandas Categorical's own codes are read: its categories (unused ones
+    too, in their order) are the schema's, a missing value is NaN, and a column with no
+    value is still the clear error naming it."""
+    from quercus import _prepare
+    values = ["b", None, "c", "b", np.nan, "c"]
+    col = pd.Categorical(values, categories=["c", "unused", "b"])
+    schema, X_enc = _prepare.fit_schema_and_encode(pd.DataFrame({"k": col}))
+    assert schema.categories[0].tolist() == ["c", "unused", "b"]
+    np.testing.assert_array_equal(X_enc[:, 0], [2, np.nan, 0, 2, np.nan, 0])
+    as_objects = pd.DataFrame({"k": pd.Series(values, dtype=object)})
+    np.testing.assert_array_equal(_prepare.encode(as_objects, schema), X_enc)
+    empty = pd.DataFrame({"k": pd.Categorical([None, None], categories=["x"])})
+    with pytest.raises(ValueError, match="Column 'k' has no values"):
+        _prepare.fit_schema_and_encode(empty)
+
+
 def test_unseen_category_takes_the_not_equal_branch_of_a_binary_node():
     # Root majority is "a"; the a != red side is pure "b": an unseen colour must end there.
     X, y = _colors(["red", "red", "red", "red", "green", "blue"],

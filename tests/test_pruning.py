@@ -44,7 +44,7 @@ from sklearn.tree import DecisionTreeRegressor as SkRegressor
 from sklearn.tree._tree import NODE_DTYPE, Tree, _build_pruned_tree_ccp, ccp_pruning_path
 
 import quercus
-from quercus import (C45Classifier, CARTClassifier, DecisionTreeClassifier,
+from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
                      DecisionTreeRegressor, ID3Classifier, export_dict)
 from quercus._kernels.splits import LEAF, NUMERIC
 from quercus._pruning import added_errors, choose_alpha, weakest_link_path
@@ -715,6 +715,103 @@ def test_cv_folds_grow_from_the_whole_data_s_encoding_without_encoding_again(mon
         full_err += int(np.sum(fold.predict(cats.iloc[test]) != y[test]))
     root_err = n - max(np.sum(y == c) for c in np.unique(y))
     assert table["xerror"].iloc[0] == pytest.approx(full_err / root_err, rel=1e-12)
+
+
+def _fold_table_data(case):
+    """Data for the fold-binning tests: continuous values with missing ones and a class
+    of one row (absent from one fold's training rows), a regression, and numeric plus
+    categorical columns."""
+    rng = np.random.default_rng(11)
+    n = 120
+    x0 = rng.normal(size=n).round(2)
+    x1 = rng.normal(size=n)
+    x1[rng.random(n) < 0.15] = np.nan
+    X = pd.DataFrame({"x0": x0, "x1": x1})
+    if case == "regression":
+        return X, x0 * 2 + np.nan_to_num(x1) + rng.normal(size=n) * 0.3
+    y = np.where(x0 + np.nan_to_num(x1) + rng.normal(size=n) * 0.5 > 0, "hi", "lo")
+    y = y.astype(object)
+    y[7] = "lone"
+    if case == "categorical":
+        X["c"] = pd.Categorical(rng.choice(list("pqrs"), n))
+    return X, y
+
+
+FOLD_CASES = {
+    "continuous, missing values, a lone class": dict(),
+    "regression": dict(),
+    "categorical": dict(categorical_split="multiway", class_weight="balanced"),
+    "random splitter": dict(splitter="random", random_state=4),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOLD_CASES))
+def test_cv_folds_grown_on_their_rows_of_the_whole_data_s_bins_give_the_table_of_binning_each_fold(
+        monkeypatch, case):
+    """With exact bins, a fold grows on its rows of the whole data's bins (values it lacks
+    leave empty bins, which no node sees): the same trees, so the same table to the bit,
+    as binning each fold's rows again; the data is binned once."""
+    from sklearn.model_selection import KFold
+
+    from quercus import _estimators, _pruning
+    data = "regression" if case == "regression" else (
+        "categorical" if case == "categorical" else "continuous")
+    X, y = _fold_table_data(data)
+    cls = CARTRegressor if data == "regression" else CARTClassifier
+    params = dict(pruning="cost_complexity", cv=KFold(10, shuffle=True, random_state=2),
+                  max_surrogate=0, max_bins=None, n_jobs=1, **FOLD_CASES[case])
+    calls = []
+    real = _estimators.bin_features
+    monkeypatch.setattr(_estimators, "bin_features",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    tables = {}
+    for reuse in (True, False):
+        monkeypatch.setattr(_pruning, "REUSE_FOLD_BINS", reuse)
+        calls.clear()
+        tables[reuse] = cls(**params).fit(X, y).cp_table_
+        assert len(calls) == (1 if reuse else 11)
+    pd.testing.assert_frame_equal(tables[True], tables[False], check_exact=True)
+    assert len(tables[True]) > 2
+
+
+def test_cv_fold_missing_a_class_counts_its_held_out_row_as_an_error():
+    """The folds' labels are coded from the whole data's: a fold whose training rows lack
+    a class (here the one row of "lone") has only the classes it saw, and its held-out
+    "lone" row is an error in every subtree; the full tree's xerror equals the folds
+    fitted one by one."""
+    from sklearn.model_selection import KFold
+    X, y = _fold_table_data("continuous")
+    splitter = KFold(10, shuffle=True, random_state=2)
+    est = CARTClassifier(pruning="cost_complexity", cv=splitter, max_surrogate=0).fit(X, y)
+    full_err = 0
+    for train, test in splitter.split(X):
+        fold = CARTClassifier(max_surrogate=0).fit(X.iloc[train], y[train])
+        if 7 in test:
+            assert "lone" not in fold.classes_
+        full_err += int(np.sum(fold.predict(X.iloc[test]) != y[test]))
+    root_err = len(y) - max(np.sum(y == c) for c in np.unique(y))
+    assert est.cp_table_["xerror"].iloc[0] == pytest.approx(full_err / root_err, rel=1e-12)
+
+
+@pytest.mark.parametrize("why", ["quantile bins", "a zero weight"])
+def test_cv_folds_bin_their_own_rows_when_the_whole_data_s_bins_are_not_theirs(
+        monkeypatch, why):
+    """Quantile bins are cut from the rows binned (a fold's own rows cut its own), and a
+    row of weight zero is dropped before binning: then each fold bins its rows."""
+    from quercus import _estimators
+    X, y = _fold_table_data("continuous")
+    w = np.ones(len(y))
+    params = dict(pruning="cost_complexity", cv=5, random_state=0, max_surrogate=0)
+    if why == "quantile bins":
+        params["max_bins"] = 16
+    else:
+        w[3] = 0.0
+    calls = []
+    real = _estimators.bin_features
+    monkeypatch.setattr(_estimators, "bin_features",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    CARTClassifier(**params).fit(X, y, sample_weight=w)
+    assert len(calls) == 6
 
 
 def test_ccp_alpha_applies_after_any_other_pruning():
