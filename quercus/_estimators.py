@@ -102,36 +102,48 @@ class _BaseTree(BaseEstimator):
         X = _prepare.as_2d(X, min_samples=2)
         validate_data(self, X, reset=True, skip_check_array=True)
         check_fit_memory(X, self.max_bins)
+        if self._reads_only_bins(eval_set):
+            # Binned straight from the columns: no float64 copy of X (8 bytes a cell) for
+            # a DataFrame with categorical columns.
+            schema, bins = _prepare.fit_schema_and_bin(X, self.categorical_features,
+                                                       self.max_bins)
+            return self._fit_encoded(schema, [None], y, sample_weight, eval_set, bins=bins)
         schema, X_enc = _prepare.fit_schema_and_encode(X, self.categorical_features)
         box = [X_enc]
         del X_enc
         return self._fit_encoded(schema, box, y, sample_weight, eval_set)
 
-    def _fit_encoded(self, schema, X_box, y, sample_weight, eval_set=None, fold=None):
+    def _reads_only_bins(self, eval_set):
+        """Whether the fit reads the training rows only through their bins: no pruning
+        that routes them (C4.5's; cost complexity's folds) and no hold-out taken from them
+        (validation pruning without ``eval_set``)."""
+        if self.pruning == "pessimistic":
+            return False
+        if self.pruning == "cost_complexity" and float(self.ccp_alpha) == 0.0:
+            return False
+        return eval_set is not None or self.pruning not in ("pre", "reduced_error")
+
+    def _fit_encoded(self, schema, X_box, y, sample_weight, eval_set=None, bins=None,
+                     labels=None):
         """The fit from the columns' schema and the encoded matrix (cross-validation folds
         start here with the whole data's: no re-encoding, the same categories).
 
         ``X_box`` is a one-element list holding the matrix: taken out here, the fit holds
-        the only reference to an encoded copy and can free it once binned.
-
-        ``fold``: a cross-validation fold's ``(bins, classes, codes)``: its rows of the whole
-        data's exact bins (``X_box`` then holds None; or None: its rows are binned here),
-        its labels already encoded (classes None for a regressor, whose ``y`` is then
-        used)."""
+        the only reference to an encoded copy and can free it once binned. It holds None
+        when ``bins`` are given: the rows' bins already made (a fit that reads no more,
+        or a fold's rows of the whole data's exact bins). ``labels``: a classifier's
+        ``(classes, codes)``, ``y`` already encoded (a fold's, from the whole data's)."""
         X_enc = X_box.pop()
         X_all = X_enc
-        bins = None
-        if fold is not None:
-            bins, classes, codes = fold
         n, p = (X_enc if bins is None else bins.codes).shape
         if self._is_regressor:
             y_enc = _prepare.encode_regression_target(y, n, self.criterion)
             classes = None
         else:
-            if fold is None:
+            if labels is None:
                 classes, y_enc, _ = _prepare.encode_target(y, n)
             else:
-                y_enc = codes
+                classes, y_enc = labels
             self.classes_ = classes
             self.n_classes_ = len(classes)
         self.schema_ = schema

@@ -14,6 +14,8 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
+from ._binning import Bins, bin_features, code_dtype
+
 _NUMERIC_KINDS = {"integer", "floating", "mixed-integer-float", "decimal"}
 
 
@@ -228,6 +230,48 @@ def _check_not_all_missing(values_missing, name):
                          f"column; a tree cannot split on it.")
 
 
+def _schema_columns(X, categorical_features):
+    """(names, columns, categorical mask, is_frame) of training X."""
+    is_frame = isinstance(X, pd.DataFrame)
+    names, cols = _columns(X)
+    mask = _resolve_categorical(categorical_features, names, cols, is_frame)
+    return names, cols, mask, is_frame
+
+
+def _fit_numeric(col, name, is_frame):
+    """A numeric training column as float64 (NaN: missing), checked."""
+    if not is_frame and np.asarray(col).dtype == object:
+        _value_kind(col, name)
+    values = _numeric_column(col, name, "X")
+    _check_not_all_missing(np.isnan(values), name)
+    return values
+
+
+def _fit_categories(col, name):
+    """A categorical training column's (codes, categories): integer codes, -1 for a
+    missing value, and the categories as an object array."""
+    dtype = getattr(col, "dtype", None)
+    if isinstance(dtype, pd.CategoricalDtype):
+        # The column's own codes (-1: missing), read without building its values.
+        codes = col.array.codes
+        _check_not_all_missing(codes < 0, name)
+        return codes, np.asarray(dtype.categories, dtype=object)
+    values = _object_values(col)
+    missing = _missing_mask(values)
+    _check_not_all_missing(missing, name)
+    if dtype is not None and pd.api.types.is_bool_dtype(dtype):
+        cats = np.array([False, True], dtype=object)
+        codes = np.where(missing, 0, values).astype(np.int8)
+    else:
+        # (a pandas string column holds strings or missing values: nothing to check)
+        if values.size and not isinstance(dtype, pd.StringDtype):
+            _value_kind(values, name)
+        codes, cats = pd.factorize(values, sort=False)
+        cats = np.asarray(cats, dtype=object)
+    codes[missing] = -1
+    return codes, cats
+
+
 def fit_schema_and_encode(X, categorical_features=None):
     """Learn the column schema from training X and encode it.
 
@@ -235,9 +279,7 @@ def fit_schema_and_encode(X, categorical_features=None):
     Categories keep their order of first appearance (a pandas Categorical keeps its own
     order; booleans are ``[False, True]``), which is also the tie-break order.
     """
-    is_frame = isinstance(X, pd.DataFrame)
-    names, cols = _columns(X)
-    mask = _resolve_categorical(categorical_features, names, cols, is_frame)
+    names, cols, mask, is_frame = _schema_columns(X, categorical_features)
     arr = None if mask.any() else _checked_float_matrix(X)
     if arr is not None:
         return Schema(names, mask, [None] * len(names)), arr
@@ -246,38 +288,66 @@ def fit_schema_and_encode(X, categorical_features=None):
     categories = []
     for j, col in enumerate(cols):
         if not mask[j]:
-            if not is_frame and np.asarray(col).dtype == object:
-                _value_kind(col, names[j])
-            X_enc[:, j] = _numeric_column(col, names[j], "X")
-            _check_not_all_missing(np.isnan(X_enc[:, j]), names[j])
+            X_enc[:, j] = _fit_numeric(col, names[j], is_frame)
             categories.append(None)
             continue
-        dtype = getattr(col, "dtype", None)
-        if isinstance(dtype, pd.CategoricalDtype):
-            # The column's own codes (-1: missing), read without building its values.
-            raw = col.array.codes
-            _check_not_all_missing(raw < 0, names[j])
-            codes = np.where(raw < 0, np.nan, raw)
-            X_enc[:, j] = codes
-            categories.append(np.asarray(dtype.categories, dtype=object))
-            continue
-        values = _object_values(col)
-        missing = _missing_mask(values)
-        _check_not_all_missing(missing, names[j])
-        if dtype is not None and pd.api.types.is_bool_dtype(dtype):
-            cats = np.array([False, True], dtype=object)
-            codes = np.where(missing, 0, values).astype(np.float64)
-        else:
-            # (a pandas string column holds strings or missing values: nothing to check)
-            if values.size and not isinstance(dtype, pd.StringDtype):
-                _value_kind(values, names[j])
-            codes, cats = pd.factorize(values, sort=False)
-            cats = np.asarray(cats, dtype=object)
-            codes = codes.astype(np.float64)
-        codes[missing] = np.nan  # a missing category is NaN, like a missing number
-        X_enc[:, j] = codes
+        codes, cats = _fit_categories(col, names[j])
+        X_enc[:, j] = np.where(codes < 0, np.nan, codes)  # a missing category is NaN
         categories.append(cats)
     return Schema(names, mask, categories), X_enc
+
+
+def fit_schema_and_bin(X, categorical_features, max_bins):
+    """Learn the column schema from training X and bin it, for a fit that reads no more
+    than the bins: the schema and the bins of :func:`fit_schema_and_encode` then
+    :func:`quercus._binning.bin_features`, without the float64 matrix in between (8 bytes a
+    cell). A categorical column's codes go straight to its bin codes, and only the numeric
+    columns are gathered as float64 to be binned (a float64 matrix is binned as it is).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"c": pd.Categorical(["b", "a", None]), "x": [0.5, 0.1, 0.9]})
+    >>> schema, bins = fit_schema_and_bin(X, None, 255)
+    >>> schema.categories[0].tolist(), bins.codes.tolist(), bins.n_bins.tolist()
+    (['a', 'b'], [[1, 1], [0, 0], [2, 2]], [2, 3])
+    """
+    names, cols, mask, is_frame = _schema_columns(X, categorical_features)
+    arr = None if mask.any() else _checked_float_matrix(X)
+    if arr is not None:
+        schema = Schema(names, mask, [None] * len(names))
+        return schema, bin_features(arr, mask, schema.categories, max_bins)
+    n, p = (len(cols[0]) if cols else 0), len(cols)
+    numeric = np.flatnonzero(~mask)
+    X_num = np.empty((n, numeric.size), dtype=np.float64, order="F")
+    codes = np.empty((n, p), dtype=np.uint8, order="F")  # widened as categories need
+    n_bins = np.zeros(p, dtype=np.int64)
+    categories = []
+    for j, col in enumerate(cols):
+        if not mask[j]:
+            X_num[:, np.searchsorted(numeric, j)] = _fit_numeric(col, names[j], is_frame)
+            categories.append(None)
+            continue
+        cat_codes, cats = _fit_categories(col, names[j])
+        n_bins[j] = max(len(cats), 1)
+        if n_bins[j] > np.iinfo(codes.dtype).max:
+            codes = codes.astype(code_dtype(n_bins[j]), order="F")
+        codes[:, j] = np.where(cat_codes < 0, n_bins[j], cat_codes)  # missing: n_bins
+        categories.append(cats)
+        del cat_codes
+    num = bin_features(X_num, np.zeros(numeric.size, dtype=bool), [None] * numeric.size,
+                       max_bins)
+    del X_num
+    if np.iinfo(num.codes.dtype).max > np.iinfo(codes.dtype).max:
+        codes = codes.astype(num.codes.dtype, order="F")
+    offsets = np.zeros(p + 1, dtype=np.int64)
+    for i, j in enumerate(numeric):
+        codes[:, j] = num.codes[:, i]
+        n_bins[j] = num.n_bins[i]
+    # Categorical columns have no numeric bins: the numeric ones' lo / hi, in feature
+    # order, are the whole data's.
+    offsets[1:] = np.cumsum(np.where(mask, 0, n_bins))
+    return Schema(names, mask, categories), Bins(codes, n_bins, num.lo, num.hi, offsets)
 
 
 _BLOCK = 65_536  # rows per block of the no-copy checks

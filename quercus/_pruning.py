@@ -445,12 +445,12 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
         reuse = bins is not None and REUSE_FOLD_BINS
         fold_bins = bins.take_rows(train) if reuse else None
         X_box = [None] if reuse else [X_enc[train]]
-        target = classes = codes = None
+        target = labels = None
         if not est._is_regressor:
             classes, recode = fold_labels(train)
-            codes, target = recode[y_codes[train]], recode[y_codes[test]]
-        fold._fit_encoded(est.schema_, X_box, y_arr[train], w_fit[train],
-                          fold=(fold_bins, classes, codes))
+            labels, target = (classes, recode[y_codes[train]]), recode[y_codes[test]]
+        fold._fit_encoded(est.schema_, X_box, y_arr[train], w_fit[train], bins=fold_bins,
+                          labels=labels)
         fold_path = weakest_link_path(fold, fold.tree_, loss)
         X_te = X_enc[test]
         errors = _errors_along_path(fold, fold_path, eval_alpha, X_te, y_arr[test], w[test],

@@ -98,6 +98,52 @@ def test_exact_mode_with_many_values_uses_wide_codes():
     assert _numeric(col, 255).codes.dtype == np.uint8
 
 
+def _mixed_frame(n, levels, seed=0):
+    """Numeric columns (float with missing values, integers, many distinct values) and
+    categorical ones (a Categorical with missing values and an unused category, strings
+    with None, booleans, one of ``levels`` categories)."""
+    rng = np.random.default_rng(seed)
+    f = rng.normal(size=n)
+    f[rng.random(n) < 0.1] = np.nan
+    strings = rng.choice(np.array(["u", "v", "w", None], dtype=object), n)
+    cat = pd.Categorical(rng.choice(["p", "q", None], n), categories=["q", "unused", "p"])
+    return pd.DataFrame({"f": f, "i": rng.integers(0, 7, n), "wide": rng.random(n),
+                         "cat": cat, "s": strings, "b": rng.random(n) < 0.3,
+                         "many": rng.integers(0, levels, n).astype(str)})
+
+
+@pytest.mark.parametrize("levels,max_bins", [(20, 255), (20, None), (300, 255), (300, 16)])
+def test_binning_straight_from_the_columns_equals_binning_the_encoded_matrix(levels,
+                                                                            max_bins):
+    """A fit that reads only the bins bins a DataFrame from its columns: the schema and
+    every field of the bins (code type included) are those of encoding it to float64 and
+    binning that, with quantile or exact numeric bins and narrow or wide codes."""
+    from quercus import _prepare
+    for X in (_mixed_frame(900, levels), _mixed_frame(900, levels)[["f", "wide"]],
+              _mixed_frame(900, levels)[["cat", "s"]],
+              _mixed_frame(900, levels)[["f", "wide"]].to_numpy()):
+        schema, X_enc = _prepare.fit_schema_and_encode(X)
+        expected = bin_features(X_enc, schema.is_categorical, schema.categories, max_bins)
+        schema2, got = _prepare.fit_schema_and_bin(X, None, max_bins)
+        assert schema2.to_dict() == schema.to_dict()
+        assert got.codes.dtype == expected.codes.dtype and got.codes.flags.f_contiguous
+        for field in ("codes", "n_bins", "lo", "hi", "offsets"):
+            np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
+        assert got.exact == expected.exact
+
+
+def test_a_fit_binned_from_the_columns_is_the_fit_from_the_encoded_matrix(monkeypatch):
+    """The same tree, whichever way the DataFrame reached the bins."""
+    from quercus import _estimators
+    X = _mixed_frame(600, 40, seed=3)
+    y = np.where(X["wide"] + (X["cat"] == "p") > 0.9, "yes", "no")
+    direct = CARTClassifier(random_state=0).fit(X, y)
+    monkeypatch.setattr(_estimators._BaseTree, "_reads_only_bins", lambda self, e: False)
+    encoded = CARTClassifier(random_state=0).fit(X, y)
+    assert export_dict(direct) == export_dict(encoded)
+    assert (direct.predict(X) == encoded.predict(X)).all()
+
+
 # ------------------------------------------------------------------- histogram kernels
 def test_build_histograms_equals_one_feature_at_a_time():
     rng = np.random.default_rng(2)

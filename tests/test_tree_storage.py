@@ -92,14 +92,19 @@ def test_model_file_of_a_grown_tree_reads_back_in_the_same_types(tmp_path):
                                   model.predict(np.arange(40.0).reshape(20, 2)))
 
 
-@pytest.mark.parametrize("make,released", [
-    (lambda: quercus.CARTClassifier(), True),
-    (lambda: quercus.CARTClassifier(ccp_alpha=0.01), True),
-    (lambda: quercus.C45Classifier(), False),  # pessimistic pruning routes the rows
-    (lambda: quercus.CARTClassifier(pruning="cost_complexity", cv=3), False),  # folds
+@pytest.mark.parametrize("make,encoded,held", [
+    (lambda: quercus.CARTClassifier(), False, None),
+    (lambda: quercus.CARTClassifier(ccp_alpha=0.01), False, None),
+    (lambda: quercus.CARTClassifier(pruning="reduced_error"), True, False),  # hold-out
+    (lambda: quercus.C45Classifier(), True, True),  # pessimistic pruning routes the rows
+    (lambda: quercus.CARTClassifier(pruning="cost_complexity", cv=3), True, True),  # folds
 ])
-def test_encoded_copy_of_a_dataframe_is_freed_before_growing_unless_pruning_reads_it(
-        monkeypatch, make, released):
+def test_a_dataframe_is_encoded_to_float64_only_when_pruning_reads_the_rows(
+        monkeypatch, make, encoded, held):
+    """A fit that reads the rows only through their bins bins a DataFrame with categorical
+    columns straight from its columns. Otherwise the float64 encoded copy is made: held
+    while growing when the pruning routes the rows (C4.5's, the cost-complexity folds),
+    freed once binned when only a hold-out's rows were taken from it."""
     import weakref
 
     import pandas as pd
@@ -121,10 +126,11 @@ def test_encoded_copy_of_a_dataframe_is_freed_before_growing_unless_pruning_read
     grow = _estimators.grow
 
     def spy_grow(*args, **kwargs):
-        alive_while_growing.append(refs[0]() is not None)
+        alive_while_growing.append(refs[0]() is not None if refs else None)
         return grow(*args, **kwargs)
 
     monkeypatch.setattr(_prepare, "fit_schema_and_encode", spy_encode)
     monkeypatch.setattr(_estimators, "grow", spy_grow)
     make().fit(X, y)
-    assert alive_while_growing[0] is (not released)
+    assert len(refs) == (1 if encoded else 0)
+    assert alive_while_growing[0] is held
