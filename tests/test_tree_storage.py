@@ -1,5 +1,5 @@
 """How a tree's nodes are stored while it grows and once fitted: the schema's (narrow) types
-on every path, and a builder whose memory stays within half again the nodes it holds."""
+on every path, and a builder whose memory stays within a quarter again the nodes it holds."""
 
 import json
 
@@ -40,7 +40,8 @@ def test_tree_arrays_cast_whatever_they_are_given():
     args = {name: getattr(t, name).astype(np.int64) if np.dtype(dt).kind == "i"
             else getattr(t, name) for name, dt in {**_FIELDS, **_FLAT}.items()}
     again = _tree.TreeArrays(**args)
-    assert again.first_child.dtype == np.int32 and again.sur_start.dtype == np.int64
+    assert again.first_child.dtype == np.int32 and again.sur_start.dtype == np.int32
+    assert again.n_node_samples.dtype == np.int64 and again.cat_map.dtype == np.int64
 
 
 def test_builder_keeps_every_node_across_growth_with_bounded_slack():
@@ -56,8 +57,8 @@ def test_builder_keeps_every_node_across_growth_with_bounded_slack():
             b["value"][j] = (j, -j)
             expected_feature.append(j % 11)
             expected_value.append((j, -j))
-        # Growth by half: never room for more than half again the nodes held.
-        assert b._cap <= max(4, 1.5 * b.count)
+        # Growth by a quarter: never room for more than a quarter again the nodes held.
+        assert b._cap <= max(4, 1.25 * b.count)
     t = b.freeze()
     assert t.feature.tolist() == expected_feature
     assert t.value.tolist() == [list(v) for v in expected_value]
@@ -78,6 +79,15 @@ def test_builder_refuses_more_nodes_than_the_node_links_can_address(monkeypatch)
     b.add(60, 0)
     with pytest.raises(MemoryError, match="more than 100 nodes"):
         b.add(60, 1)
+
+
+def test_flat_arrays_longer_than_the_int32_offsets_reach_are_refused(monkeypatch):
+    monkeypatch.setattr(_tree, "MAX_TREE_NODES", 100)
+    b = TreeBuilder(n_out=1)
+    b.add(3, 0)
+    b.flat["cat_map"].extend([0] * 101)
+    with pytest.raises(MemoryError, match="cat_map has more than 100 entries"):
+        b.freeze()
 
 
 def test_model_file_of_a_grown_tree_reads_back_in_the_same_types(tmp_path):
