@@ -13,7 +13,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _prepare
-from ._binning import Bins, bin_features
+from ._binning import bin_features
 from ._memory import check_fit_memory
 from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, criterion_code, grow
 from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree
@@ -117,11 +117,14 @@ class _BaseTree(BaseEstimator):
         """Whether the fit reads the training rows only through their bins: no pruning
         that routes them (C4.5's; cost complexity's folds) and no hold-out taken from them
         (validation pruning without ``eval_set``)."""
-        if self.pruning == "pessimistic":
-            return False
-        if self.pruning == "cost_complexity" and float(self.ccp_alpha) == 0.0:
+        if self.pruning == "pessimistic" or self._cross_validates():
             return False
         return eval_set is not None or self.pruning not in ("pre", "reduced_error")
+
+    def _cross_validates(self):
+        """Whether the pruning chooses its subtree by cross-validation (cost complexity
+        without a given ``ccp_alpha``)."""
+        return self.pruning == "cost_complexity" and float(self.ccp_alpha) == 0.0
 
     def _fit_encoded(self, schema, X_box, y, sample_weight, eval_set=None, bins=None,
                      labels=None):
@@ -178,16 +181,16 @@ class _BaseTree(BaseEstimator):
         if not self._is_regressor:
             self._class_priority = _prepare.class_priority(y_enc, len(classes))
         mss, msl, mf = resolve_counts(self, n, p)
-        data = self._binned(X_enc, y_enc, w, schema, bins)
-        cv_folds = self.pruning == "cost_complexity" and float(self.ccp_alpha) == 0.0
+        if bins is None:
+            bins = bin_features(X_enc, schema.is_categorical, schema.categories,
+                                self.max_bins)
+        data = self._binned(bins, y_enc, w, schema)
+        cv_folds = self._cross_validates()
         # The folds grow on their rows of these bins when they are every row's exact bins:
         # the same trees as binning each fold's rows (Bins.take_rows), in a fraction of the
         # time and without a float copy of each fold's rows.
-        fold_bins = None
-        if cv_folds and all_rows:
-            fold_bins = Bins(data.codes, data.n_bins, data.bin_lo, data.bin_hi,
-                             data.bin_offsets)
-            fold_bins = fold_bins if fold_bins.exact else None
+        fold_bins = bins if cv_folds and all_rows and bins.exact else None
+        del bins
         if not (self.pruning == "pessimistic" or cv_folds):
             # Growing reads the bins; only C4.5's pruning and the cost-complexity folds read
             # the matrix. An encoded copy (a DataFrame with categories: 8 bytes a cell) is
@@ -297,10 +300,7 @@ class _BaseTree(BaseEstimator):
         return pd.DataFrame(self.pruning_report_, columns=[
             "node", "feature", "leaves_removed", "error_before", "error_after", "reason"])
 
-    def _binned(self, X_enc, y_enc, w, schema, bins=None):
-        if bins is None:
-            bins = bin_features(X_enc, schema.is_categorical, schema.categories,
-                                self.max_bins)
+    def _binned(self, bins, y_enc, w, schema):
         y_f = np.asarray(y_enc, dtype=np.float64)
         if self._is_regressor:
             y2 = _prepare.second_statistic(y_f, self.criterion)
@@ -376,7 +376,7 @@ class _BaseTree(BaseEstimator):
                                                 float(self.confidence_factor),
                                                 bool(self.subtree_raising), in_place=True)
         alpha = float(self.ccp_alpha)
-        if method == "cost_complexity" and alpha == 0.0:
+        if self._cross_validates():
             self.cp_table_ = _pruning.complexity_table(
                 self, tree, X_all, y, *all_weights, self.ccp_loss, self.cv,
                 check_random_state(self.random_state).randint(2**31), fold_bins)

@@ -323,9 +323,11 @@ def fit_schema_and_bin(X, categorical_features, max_bins):
     codes = np.empty((n, p), dtype=np.uint8, order="F")  # widened as categories need
     n_bins = np.zeros(p, dtype=np.int64)
     categories = []
+    k = 0  # the next numeric column of X_num
     for j, col in enumerate(cols):
         if not mask[j]:
-            X_num[:, np.searchsorted(numeric, j)] = _fit_numeric(col, names[j], is_frame)
+            X_num[:, k] = _fit_numeric(col, names[j], is_frame)
+            k += 1
             categories.append(None)
             continue
         cat_codes, cats = _fit_categories(col, names[j])

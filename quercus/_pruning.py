@@ -438,11 +438,12 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
         recode[present] = np.arange(present.size, dtype=np.int32)
         return est.classes_[present], recode
 
+    reuse = bins is not None and REUSE_FOLD_BINS
+
     def fold_errors(split):
         train, test = split
         fold = copy.copy(base)  # an unfitted clone without sklearn's signature checks
         fold.n_features_in_ = X_enc.shape[1]
-        reuse = bins is not None and REUSE_FOLD_BINS
         fold_bins = bins.take_rows(train) if reuse else None
         X_box = [None] if reuse else [X_enc[train]]
         target = labels = None
