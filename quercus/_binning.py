@@ -15,6 +15,9 @@ from numba import njit, prange
 # Quantile edges are found on a deterministic subsample of this many rows, as LightGBM and
 # scikit-learn's histogram trees do; the bins' lo/hi come from every row.
 _EDGE_SAMPLE = 200_000
+# Exact numeric features with more distinct values than this keep no value table when the
+# fit can read the training matrix (``lazy``): below it the table is small.
+LAZY_MIN_VALUES = 4096
 
 
 @dataclass
@@ -27,11 +30,20 @@ class Bins:
     #                      feature f's at offsets[f]:offsets[f+1]
     hi: np.ndarray       # float64 (k,): largest; the same array as lo when every bin is exact
     offsets: np.ndarray  # int64 (p + 1,)
+    # The matrix the lazy features' values are read from (None: no lazy feature), and the
+    # row of it of each sample (None: the same row).
+    source: np.ndarray = None
+    source_rows: np.ndarray = None
 
     @property
     def exact(self):
         """Whether every numeric bin holds one distinct value (no quantile bins)."""
         return self.lo is self.hi
+
+    def lazy_features(self, is_cat):
+        """The numeric features whose values are read from the training matrix (no
+        value table: see the module's notes)."""
+        return lazy_features(is_cat, self.n_bins, self.offsets)
 
     def take_rows(self, rows):
         """The bins of a subset of the rows (an index array), coded as before.
@@ -52,7 +64,41 @@ class Bins:
         codes = np.empty((len(rows), self.codes.shape[1]), dtype=self.codes.dtype, order="F")
         for j in range(codes.shape[1]):
             codes[:, j] = self.codes[rows, j]
-        return Bins(codes, self.n_bins, self.lo, self.hi, self.offsets)
+        source_rows = None
+        if self.source is not None:
+            rows = np.asarray(rows, dtype=np.int64)
+            source_rows = rows if self.source_rows is None else self.source_rows[rows]
+        return Bins(codes, self.n_bins, self.lo, self.hi, self.offsets, self.source,
+                    source_rows)
+
+
+def can_read_values(X):
+    """Whether a fit may read lazy features' values from ``X`` itself: a writable,
+    contiguous float64 matrix (the kernels take its buffer as it is).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> can_read_values(np.zeros((3, 2))), can_read_values(np.zeros((3, 2))[:, :1])
+    (True, False)
+    """
+    return (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2
+            and X.flags.writeable and (X.flags.c_contiguous or X.flags.f_contiguous))
+
+
+def lazy_features(is_cat, n_bins, offsets):
+    """Numeric features with fewer values in the table than bins: their values are read
+    from the training matrix (``bin_features(..., lazy=True)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lazy_features(np.array([False, True, False]), np.array([3, 2, 5]),
+    ...               np.array([0, 3, 3, 3])).tolist()
+    [2]
+    """
+    sizes = np.diff(offsets)
+    return np.flatnonzero(~np.asarray(is_cat, dtype=bool) & (sizes < n_bins))
 
 
 def code_dtype(max_code):
@@ -64,13 +110,15 @@ def code_dtype(max_code):
     return np.int32
 
 
-def bin_features(X_enc, is_categorical, categories, max_bins=None):
+def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
     """Bin every column of the encoded matrix.
 
     Numeric columns with at most ``max_bins`` distinct values (or any, when ``max_bins`` is
     None) get one bin per distinct value; the others get ``max_bins`` bins of about equal
     sample counts, cut between distinct values (a value never spans two bins). Categorical
     columns keep their category codes. Missing (NaN) gets the code ``n_bins[f]``.
+    With ``lazy``, exact columns of more than ``LAZY_MIN_VALUES`` distinct values keep no
+    value table (the caller keeps ``X_enc`` for the thresholds).
 
     Examples
     --------
@@ -125,10 +173,12 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None):
         n_bins[j] = len(hi)
         if n_bins[j] > np.iinfo(codes.dtype).max:
             codes = codes.astype(code_dtype(n_bins[j]), order="F")
+        if lazy and lo is hi and len(hi) > LAZY_MIN_VALUES:
+            hi = lo = hi[:0]  # read from X_enc when a split needs them
         values[offsets[j]:offsets[j] + len(hi)] = hi
         if lo is not hi:
             lo_parts[j] = lo
-        offsets[j + 1] += n_bins[j]
+        offsets[j + 1] += len(hi)
         if has_nan:
             codes[nan, j] = n_bins[j]
             codes[~nan, j] = inv
@@ -153,7 +203,8 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None):
         lows = values.copy()
         for j, lo in lo_parts.items():
             lows[offsets[j]:offsets[j + 1]] = lo
-    return Bins(codes, n_bins, lows, values, offsets)
+    lazy_made = offsets[-1] < n_bins[~is_cat].sum()
+    return Bins(codes, n_bins, lows, values, offsets, X_enc if lazy_made else None)
 
 
 # Rows per parallel task of the coding pass (rows are read whole: C-ordered X streams).

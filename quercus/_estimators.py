@@ -13,7 +13,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _prepare
-from ._binning import bin_features
+from ._binning import bin_features, can_read_values
 from ._memory import check_fit_memory
 from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, criterion_code, grow
 from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree
@@ -101,17 +101,26 @@ class _BaseTree(BaseEstimator):
         self._validate_params()
         X = _prepare.as_2d(X, min_samples=2)
         validate_data(self, X, reset=True, skip_check_array=True)
-        check_fit_memory(X, self.max_bins)
+        check_fit_memory(X, self.max_bins, lazy=self._lazy_ok() and can_read_values(X))
         if self._reads_only_bins(eval_set):
             # Binned straight from the columns: no float64 copy of X (8 bytes a cell) for
             # a DataFrame with categorical columns.
             schema, bins = _prepare.fit_schema_and_bin(X, self.categorical_features,
-                                                       self.max_bins)
+                                                       self.max_bins, lazy=self._lazy_ok())
             return self._fit_encoded(schema, [None], y, sample_weight, eval_set, bins=bins)
         schema, X_enc = _prepare.fit_schema_and_encode(X, self.categorical_features)
+        # The caller's own float64 array outlives the fit: long continuous columns need no
+        # value table, their thresholds are read from it (an encoded copy is not kept).
+        lazy = self._lazy_ok() and X_enc is X and can_read_values(X_enc)
         box = [X_enc]
         del X_enc
-        return self._fit_encoded(schema, box, y, sample_weight, eval_set)
+        return self._fit_encoded(schema, box, y, sample_weight, eval_set, lazy=lazy)
+
+    def _lazy_ok(self):
+        """Whether growth may read thresholds from the training matrix instead of value
+        tables: not for the random splitter (its draws need every feature's range) nor for
+        the cost-complexity folds (grown on their own rows' codes)."""
+        return self.splitter != "random" and not self._cross_validates()
 
     def _reads_only_bins(self, eval_set):
         """Whether the fit reads the training rows only through their bins: no pruning
@@ -127,7 +136,7 @@ class _BaseTree(BaseEstimator):
         return self.pruning == "cost_complexity" and float(self.ccp_alpha) == 0.0
 
     def _fit_encoded(self, schema, X_box, y, sample_weight, eval_set=None, bins=None,
-                     labels=None):
+                     labels=None, lazy=False):
         """The fit from the columns' schema and the encoded matrix (cross-validation folds
         start here with the whole data's: no re-encoding, the same categories).
 
@@ -135,7 +144,9 @@ class _BaseTree(BaseEstimator):
         the only reference to an encoded copy and can free it once binned. It holds None
         when ``bins`` are given: the rows' bins already made (a fit that reads no more,
         or a fold's rows of the whole data's exact bins). ``labels``: a classifier's
-        ``(classes, codes)``, ``y`` already encoded (a fold's, from the whole data's)."""
+        ``(classes, codes)``, ``y`` already encoded (a fold's, from the whole data's).
+        ``lazy``: the matrix is the caller's and may be read for thresholds (see
+        :func:`quercus._binning.bin_features`)."""
         X_enc = X_box.pop()
         X_all = X_enc
         n, p = (X_enc if bins is None else bins.codes).shape
@@ -183,7 +194,7 @@ class _BaseTree(BaseEstimator):
         mss, msl, mf = resolve_counts(self, n, p)
         if bins is None:
             bins = bin_features(X_enc, schema.is_categorical, schema.categories,
-                                self.max_bins)
+                                self.max_bins, lazy=lazy and X_enc is X_all)
         data = self._binned(bins, y_enc, w, schema)
         cv_folds = self._cross_validates()
         # The folds grow on their rows of these bins when they are every row's exact bins:

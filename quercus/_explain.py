@@ -35,6 +35,9 @@ def _data_for(est, X, y, sample_weight):
             raise ValueError("explain() needs the training data: this model was loaded, "
                              "unpickled or fitted on more than five million cells, so pass "
                              "X and y.")
+        # Lazy features' value tables are made on the first explanation, from the
+        # training matrix the data still refers to.
+        est._explain_data = est._explain_data.with_value_tables()
         return est._explain_data
     if y is None:
         raise ValueError("explain(): y is required when X is given.")

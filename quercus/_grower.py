@@ -18,7 +18,7 @@ from ._kernels.histograms import feature_histogram, fill_histograms, subtract_hi
 from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
                               NUMERIC, SURROGATE, TIE_EPS, _split_missing, at_least,
-                              category_order, search_features)
+                              category_order, resolve_threshold, search_features)
 from ._kernels.subtree import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, IMPURITY,
                                KIND, MISSING_CHILD, MISSING_MODE, N_CHILDREN, N_SAMPLES, RHO,
                                THRESHOLD, VALUE, WEIGHT, grow_subtree)
@@ -107,6 +107,9 @@ class BinnedData:
     n_stats: int             # n_classes, or 3 for regression
     n_out: int               # n_classes, or 1 for regression
     scratch: np.ndarray = None  # float64 (n,), per-sample work space of the surrogate search
+    # Lazy features' values (no value table): the training matrix, its rows per sample.
+    source: np.ndarray = None
+    source_rows: np.ndarray = None
 
     @classmethod
     def from_bins(cls, bins, is_cat, y, y2, w, n_stats, n_out):
@@ -115,7 +118,59 @@ class BinnedData:
         # kernel a second time for the read-only type.
         y, y2, w = (np.require(a, np.float64, ["C", "W"]) for a in (y, y2, w))
         return cls(bins.codes, bins.n_bins, is_cat, bins.lo, bins.hi, bins.offsets, y, y2, w,
-                   n_stats, n_out)
+                   n_stats, n_out, source=bins.source, source_rows=bins.source_rows)
+
+    @cached_property
+    def value_args(self):
+        """The arguments of ``resolve_threshold`` after the sample list: the training
+        matrix's buffer, its row and column strides (in values) and the samples' rows of
+        it (empty: the same); an empty buffer when every feature has its value table."""
+        rows = (np.zeros(0, dtype=np.int64) if self.source_rows is None
+                else np.ascontiguousarray(self.source_rows, dtype=np.int64))
+        X = self.source
+        if X is None:
+            return np.zeros(0), 0, 0, rows
+        if X.flags.c_contiguous:
+            return X.reshape(-1), X.shape[1], 1, rows
+        return X.reshape(-1, order="F"), 1, X.shape[0], rows
+
+    def is_lazy(self, f):
+        """Whether numeric feature ``f`` keeps no value table (values read from X)."""
+        return (not self.is_cat[f]
+                and self.bin_offsets[f + 1] - self.bin_offsets[f] < self.n_bins[f])
+
+    def threshold_of(self, f, idx, split_bin):
+        """The threshold of a split of lazy feature ``f`` after bin ``split_bin`` at the
+        node of samples ``idx``: the midpoint of the two values around it there."""
+        return float(resolve_threshold(self.codes[:, f], idx, split_bin, self.n_bins[f],
+                                       *self.value_args[:3], self.value_args[3], f))
+
+    def values_of(self, f, idx):
+        """Feature ``f`` of samples ``idx`` in the training matrix (a lazy feature's)."""
+        rows = idx if self.source_rows is None else self.source_rows[idx]
+        return self.source[rows, f]
+
+    def with_value_tables(self):
+        """This data with a value table for every numeric feature (the lazy ones' made
+        from the training matrix): what the explanation and re-pruning read."""
+        if self.source is None:
+            return self
+        lo, hi, offsets = [], [], np.zeros(len(self.n_bins) + 1, dtype=np.int64)
+        for f in range(len(self.n_bins)):
+            sl = slice(self.bin_offsets[f], self.bin_offsets[f + 1])
+            if self.is_lazy(f):
+                col = self.source[:, f]
+                part_hi = part_lo = np.unique(col[~np.isnan(col)])
+            else:
+                part_lo, part_hi = self.bin_lo[sl], self.bin_hi[sl]
+            lo.append(part_lo)
+            hi.append(part_hi)
+            offsets[f + 1] = offsets[f] + len(part_hi)
+        lo, hi = np.concatenate(lo), np.concatenate(hi)
+        if self.bin_lo is self.bin_hi:
+            lo = hi
+        return BinnedData(self.codes, self.n_bins, self.is_cat, lo, hi, offsets, self.y,
+                          self.y2, self.w, self.n_stats, self.n_out)
 
     @cached_property
     def cat_mask(self):
@@ -128,7 +183,9 @@ class BinnedData:
     def has_missing(self):
         """Whether any sample misses any feature (codes ``n_bins[f]``)."""
         if not hasattr(self, "_has_missing"):
-            self._has_missing = bool((self.codes == self.n_bins[None, :]).any())
+            # Column by column: a whole-matrix comparison would hold n * p booleans.
+            self._has_missing = any(bool((self.codes[:, j] == self.n_bins[j]).any())
+                                    for j in range(self.codes.shape[1]))
         return self._has_missing
 
     @property
@@ -246,9 +303,12 @@ def grow(data, cfg, rng, validation=None):
             continue
         f = int(features[best])
         k = int(kind[best])
+        threshold = float(thr[best])
+        if k == NUMERIC and np.isnan(threshold):
+            threshold = data.threshold_of(f, idx, int(split_bin[best]))
         mark = (tree.count, len(stack), {k_: len(v) for k_, v in tree.flat.items()})
         _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, int(split_bin[best]),
-                    float(thr[best]), int(miss_dir[best]), float(rho[best]), depth, val,
+                    threshold, int(miss_dir[best]), float(rho[best]), depth, val,
                     validation, (layout, hist))
         if val is not None:
             pays, split_err, leaf_err = _split_pays_on_validation(data, cfg, tree, node, val,
@@ -293,7 +353,7 @@ def _grow_below(data, cfg, tree, deferred, total_w):
             cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
             cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
             cfg.min_objects, total_w, idx, wi, stats, used, depth[node], presort,
-            dense, hist_offsets, HIST_MIN_SAMPLES)
+            dense, hist_offsets, HIST_MIN_SAMPLES, *data.value_args)
 
     # Biggest first, so that no thread is left with a big one at the end; spliced in that
     # order as they finish (on any number of threads: the tree's node order is the same),
@@ -630,6 +690,8 @@ def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
              for g in np.flatnonzero((where >= 0) & (agree > majority + TIE_EPS))]
     found.sort(key=lambda r: (r[0], r[1]))
     for _, g, kind, b, thr, flip, agreement in found[:cfg.max_surrogate]:
+        if kind == NUMERIC and np.isnan(thr):
+            thr = data.threshold_of(g, sidx, b)
         fl = tree.flat
         fl["sur_feature"].append(g)
         fl["sur_kind"].append(kind)
@@ -654,7 +716,9 @@ def route_by_surrogates(data, surrogates, sidx, fallback):
     for g, kind, thr, cat, flip in surrogates:
         codes = data.codes[sidx, g]
         todo = (out < 0) & (codes != data.n_bins[g])
-        if kind == NUMERIC:
+        if kind == NUMERIC and data.is_lazy(g):
+            go = data.values_of(g, sidx) > thr  # no value table to find its bin in
+        elif kind == NUMERIC:
             go = codes > bin_of_threshold(data, g, thr)
         else:
             go = codes != cat

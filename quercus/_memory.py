@@ -17,19 +17,20 @@ def available_bytes():
         return None
 
 
-def fit_bytes(X, max_bins):
-    """Estimated peak bytes of fitting ``X`` (beyond X itself), by part."""
+def fit_bytes(X, max_bins, lazy=False):
+    """Estimated peak bytes of fitting ``X`` (beyond X itself), by part; ``lazy``: long
+    continuous columns keep no value table (their values are read from X)."""
     n, p = X.shape
     return {
         "encoded copy of X (float64)": 0 if is_float_matrix(X) else 8 * n * p,
         "bin codes": (1 if max_bins is not None and max_bins <= 255 else 4) * n * p,
-        # exact bins keep every distinct value (at most one per cell)
-        "bin values": 8 * n * p if max_bins is None else 0,
+        # exact bins keep every distinct value (at most one per cell), unless read from X
+        "bin values": 8 * n * p if max_bins is None and not lazy else 0,
         "per-sample work arrays": PER_SAMPLE_BYTES * n,
     }
 
 
-def check_fit_memory(X, max_bins):
+def check_fit_memory(X, max_bins, lazy=False):
     """Raise MemoryError, naming the estimate, when fitting ``X`` needs more memory than
     is available.
 
@@ -39,7 +40,7 @@ def check_fit_memory(X, max_bins):
     >>> check_fit_memory(np.zeros((100, 3)), 255)  # small: nothing to say
     """
     free = available_bytes()
-    parts = fit_bytes(X, max_bins)
+    parts = fit_bytes(X, max_bins, lazy)
     need = sum(parts.values())
     if free is None or need <= free:
         return

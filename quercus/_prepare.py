@@ -14,7 +14,7 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from ._binning import Bins, bin_features, code_dtype
+from ._binning import Bins, bin_features, can_read_values, code_dtype
 
 _NUMERIC_KINDS = {"integer", "floating", "mixed-integer-float", "decimal"}
 
@@ -297,12 +297,14 @@ def fit_schema_and_encode(X, categorical_features=None):
     return Schema(names, mask, categories), X_enc
 
 
-def fit_schema_and_bin(X, categorical_features, max_bins):
+def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
     """Learn the column schema from training X and bin it, for a fit that reads no more
     than the bins: the schema and the bins of :func:`fit_schema_and_encode` then
     :func:`quercus._binning.bin_features`, without the float64 matrix in between (8 bytes a
     cell). A categorical column's codes go straight to its bin codes, and only the numeric
     columns are gathered as float64 to be binned (a float64 matrix is binned as it is).
+    ``lazy``: a float64 array that can be read as it is (the caller's: it outlives the
+    fit) is binned with ``lazy=True`` (no value table for long continuous columns).
 
     Examples
     --------
@@ -316,7 +318,8 @@ def fit_schema_and_bin(X, categorical_features, max_bins):
     arr = None if mask.any() else _checked_float_matrix(X)
     if arr is not None:
         schema = Schema(names, mask, [None] * len(names))
-        return schema, bin_features(arr, mask, schema.categories, max_bins)
+        lazy = lazy and arr is X and can_read_values(arr)
+        return schema, bin_features(arr, mask, schema.categories, max_bins, lazy=lazy)
     n, p = (len(cols[0]) if cols else 0), len(cols)
     numeric = np.flatnonzero(~mask)
     X_num = np.empty((n, numeric.size), dtype=np.float64, order="F")

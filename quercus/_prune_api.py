@@ -16,6 +16,7 @@ def _training_matrix(est):
         raise ValueError("this model no longer holds its training data (it was loaded, "
                          "unpickled or fitted on more than five million cells): pass X_val "
                          "and y_val.")
+    data = est._explain_data = data.with_value_tables()
     n, p = data.codes.shape
     X = np.empty((n, p))
     for j in range(p):

@@ -99,9 +99,40 @@ def boundary_threshold(bins, t, lo, hi, u, draw):
     """Threshold between present bins ``t`` and ``t + 1``: the midpoint of the two observed
     values around it, or a random draw (``u >= 0``) that falls between them; a draw inside a
     quantile bin would split the bin, so it snaps to the midpoint."""
+    if lo.shape[0] == 0:
+        return np.nan  # no value table: resolve_threshold reads the node's values
     if u >= 0.0 and hi[bins[t]] <= draw < lo[bins[t + 1]]:
         return draw
     return midpoint(hi[bins[t]], lo[bins[t + 1]])
+
+
+@njit(cache=True, nogil=True)
+def resolve_threshold(codes_f, idx, split_bin, missing_code, xv, row_stride, col_stride,
+                      x_rows, f):
+    """Threshold of a split of a feature with no value table (its codes are the ranks of
+    its values): the midpoint of the largest value going left (code <= ``split_bin``) and
+    the smallest going right among the node's samples ``idx`` with the feature known,
+    read from the training matrix: feature ``f`` of sample ``i`` is
+    ``xv[x_rows[i] * row_stride + f * col_stride]`` (``x_rows`` empty: ``i`` itself), ``xv``
+    the matrix's buffer. These are the two values the value table would give.
+
+    One code is one value, so the pass reads codes only: the samples of the largest code
+    on the left and the smallest on the right, then those two values.
+    """
+    left_code, right_code = -1, missing_code
+    left_row, right_row = -1, -1
+    for j in range(idx.shape[0]):
+        i = idx[j]
+        c = np.int64(codes_f[i])
+        if c <= split_bin:
+            if c > left_code:
+                left_code, left_row = c, i
+        elif c < right_code:
+            right_code, right_row = c, i
+    if x_rows.shape[0] > 0:
+        left_row, right_row = x_rows[left_row], x_rows[right_row]
+    return midpoint(xv[left_row * row_stride + f * col_stride],
+                    xv[right_row * row_stride + f * col_stride])
 
 
 @njit(cache=True, nogil=True)

@@ -19,9 +19,9 @@ from .histograms import (build_histograms, compact_histogram, feature_histogram,
                          sorted_histogram, sorted_positions, subtract_histograms)
 from .partition import route, scatter
 from .selection import choose_split
-from .splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, TIE_EPS,
-                     _outputs, _split_missing, _store, _unpack, at_least, category_order,
-                     score_histogram)
+from .splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, NUMERIC,
+                     TIE_EPS, _outputs, _split_missing, _store, _unpack, at_least,
+                     category_order, midpoint, resolve_threshold, score_histogram)
 from .tables import grown
 
 # Columns of the integer node table.
@@ -73,7 +73,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                  criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
                  total_w, idx0, w0, stats0, used0, depth0, can_presort, dense_features,
-                 hist_offsets, hist_min_samples):
+                 hist_offsets, hist_min_samples, xv, x_row_stride, x_col_stride, x_rows):
     """Grow the subtree below one node, as the Python grower would.
 
     The node (samples ``idx0``, weights ``w0``, stats ``stats0``, attributes ``used0``
@@ -90,6 +90,10 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     The ``dense_features`` keep dense histograms (rows ``hist_offsets[f]..``) at nodes of
     at least ``hist_min_samples`` samples, and the larger child of a binary split gets its
     own by subtraction, as the Python grower's nodes do (none: an empty array).
+
+    A numeric feature without a value table (``bin_features(..., lazy=True)``) gets its
+    threshold from the training matrix (``xv``, ``x_row_stride``, ``x_col_stride``,
+    ``x_rows``: see :func:`resolve_threshold`; an empty ``xv`` when no feature needs it).
 
     Returns (ints, flts, count, cat_map): the integer table (KIND, FEATURE, CATEGORY,
     FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, CAT_MAP_START and MISSING_MODE
@@ -197,6 +201,15 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         f = features[best]
         k = kind[best]
         nbf = n_bins[f]
+        threshold = thr[best]
+        if k == NUMERIC and np.isnan(threshold):
+            if slot_of[f] >= 0:
+                threshold = _presorted_threshold(codes[:, f], idx, srt[slot_of[f]],
+                                                 split_bin[best], xv, x_row_stride,
+                                                 x_col_stride, x_rows, f)
+            else:
+                threshold = resolve_threshold(codes[:, f], idx, split_bin[best], nbf, xv,
+                                              x_row_stride, x_col_stride, x_rows, f)
         n_children = nbf if k == MULTIWAY else 2
         cat_map = np.zeros(1, dtype=np.int64)
         if k == CAT_SUBSET:
@@ -244,7 +257,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         count += n_children
         ints[slot, KIND] = k
         ints[slot, FEATURE] = f
-        flts[slot, THRESHOLD] = thr[best]
+        flts[slot, THRESHOLD] = threshold
         ints[slot, CATEGORY] = split_bin[best] if k == CAT_BINARY else -1
         ints[slot, FIRST_CHILD] = first - 1
         ints[slot, N_CHILDREN] = n_children
@@ -294,8 +307,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 if c < 2:
                     h, hn = c_hist[c], c_hist_n[c]
                 stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
-                              child_stats[c].copy(), child_used,
-                              child_srt[:, s:e].copy(), h, hn))
+                              child_stats[c].copy(), child_used, child_srt[c], h, hn))
             else:
                 # An empty branch (or one of zero weight) predicts as its parent.
                 for v in range(n_out):
@@ -313,27 +325,61 @@ def _may_split(depth, m, weight, max_depth, min_samples_split, min_samples_leaf,
 
 
 @njit(cache=True, nogil=True)
+def _presorted_threshold(codes_f, idx, order, split_bin, xv, x_row_stride, x_col_stride,
+                         x_rows, f):
+    """:func:`resolve_threshold` for a presorted feature: the node's samples in code order
+    (``order``, missing last) put the two values around the split next to each other, found
+    by a binary search instead of a pass over the node."""
+    lo, hi = 0, order.shape[0]  # the first position whose code is above split_bin
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if codes_f[idx[order[mid]]] <= split_bin:
+            lo = mid + 1
+        else:
+            hi = mid
+    mapped = x_rows.shape[0] > 0
+    a = idx[order[lo - 1]]
+    b = idx[order[lo]]
+    if mapped:
+        a, b = x_rows[a], x_rows[b]
+    return midpoint(xv[a * x_row_stride + f * x_col_stride],
+                    xv[b * x_row_stride + f * x_col_stride])
+
+
+@njit(cache=True, nogil=True)
 def _split_sorted(srt, branch, n_children):
     """Each presorted feature's order split stably into the children's (every sample goes
-    to exactly one child): child ``c``'s columns follow scatter's offsets, as positions in
-    the child."""
+    to exactly one child): a table per child, as positions in the child."""
     m = branch.shape[0]
     count = np.zeros(n_children, dtype=np.int64)
     child_pos = np.empty(m, dtype=np.int32)
     for i in range(m):
         child_pos[i] = count[branch[i]]
         count[branch[i]] += 1
-    start = np.zeros(n_children, dtype=np.int64)
-    for c in range(1, n_children):
-        start[c] = start[c - 1] + count[c - 1]
-    out = np.empty((srt.shape[0], m), dtype=np.int32)
+    # One table per child, written in place: a child keeps its own (no copy of a slice),
+    # and the parent's goes as soon as the children's are made.
+    out = [np.empty((srt.shape[0], count[c]), dtype=np.int32) for c in range(n_children)]
+    if n_children == 2:  # the common case, without a list look-up per element
+        left, right = out[0], out[1]
+        for s in range(srt.shape[0]):
+            n_left = 0
+            n_right = 0
+            for k in range(m):
+                i = srt[s, k]
+                if branch[i] == 0:
+                    left[s, n_left] = child_pos[i]
+                    n_left += 1
+                else:
+                    right[s, n_right] = child_pos[i]
+                    n_right += 1
+        return out
     ptr = np.empty(n_children, dtype=np.int64)
     for s in range(srt.shape[0]):
         for c in range(n_children):
-            ptr[c] = start[c]
+            ptr[c] = 0
         for k in range(m):
             i = srt[s, k]
             b = branch[i]
-            out[s, ptr[b]] = child_pos[i]
+            out[b][s, ptr[b]] = child_pos[i]
             ptr[b] += 1
     return out

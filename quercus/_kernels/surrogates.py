@@ -59,7 +59,8 @@ def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
         return 0.0, majority, NUMERIC, -1, 0.0, 0
     if is_cat:
         return best / total, majority, CAT_BINARY, bins[best_b], 0.0, best_flip
-    thr = midpoint(hi[bins[best_b]], lo[bins[best_b + 1]])
+    # No value table (a lazy feature): the grower resolves the threshold of the kept ones.
+    thr = midpoint(hi[bins[best_b]], lo[bins[best_b + 1]]) if lo.shape[0] > 0 else np.nan
     return best / total, majority, NUMERIC, bins[best_b], thr, best_flip
 
 
