@@ -13,7 +13,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _prepare
-from ._binning import bin_features, can_read_values
+from ._binning import bin_features
 from ._memory import check_fit_memory
 from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, criterion_code, grow
 from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree
@@ -101,7 +101,8 @@ class _BaseTree(BaseEstimator):
         self._validate_params()
         X = _prepare.as_2d(X, min_samples=2)
         validate_data(self, X, reset=True, skip_check_array=True)
-        check_fit_memory(X, self.max_bins, lazy=self._lazy_ok() and can_read_values(X))
+        check_fit_memory(X, self.max_bins,
+                         lazy=self._lazy_ok() and _prepare.is_float_matrix(X))
         if self._reads_only_bins(eval_set):
             # Binned straight from the columns: no float64 copy of X (8 bytes a cell) for
             # a DataFrame with categorical columns.
@@ -109,9 +110,13 @@ class _BaseTree(BaseEstimator):
                                                        self.max_bins, lazy=self._lazy_ok())
             return self._fit_encoded(schema, [None], y, sample_weight, eval_set, bins=bins)
         schema, X_enc = _prepare.fit_schema_and_encode(X, self.categorical_features)
-        # The caller's own float64 array outlives the fit: long continuous columns need no
+        # The caller's own float64 matrix outlives the fit: long continuous columns need no
         # value table, their thresholds are read from it (an encoded copy is not kept).
-        lazy = self._lazy_ok() and X_enc is X and can_read_values(X_enc)
+        source = _prepare.readable_source(X, X_enc) if self._lazy_ok() else None
+        lazy = source is not None
+        if lazy:
+            X_enc = source  # the same memory, writable (the kernels take one array type)
+        del source
         box = [X_enc]
         del X_enc
         return self._fit_encoded(schema, box, y, sample_weight, eval_set, lazy=lazy)
@@ -221,7 +226,13 @@ class _BaseTree(BaseEstimator):
             min_objects=float(self._min_objects()),
             pre_prune=self.pruning == "pre", strict=bool(self.strict_improvement),
             priority=None if self._is_regressor else self._class_priority)
-        rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
+        rng = None
+        if cfg.random_splitter or cfg.max_features < p or not isinstance(
+                self.random_state, (int, np.integer)):
+            # An integer seed's generator is made only when growth draws from it (seeding
+            # a RandomState costs 0.1 ms, a tenth of a small cross-validation fold's fit);
+            # None or a RandomState advances as it always has.
+            rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
         with numba_threads(self.n_jobs):
             self.tree_, pre_log = grow(data, cfg, rng, val)
             self._explain_data = data if n * p <= _EXPLAIN_CACHE_CELLS else None

@@ -227,9 +227,10 @@ class Validation:
 
 def grow(data, cfg, rng, validation=None):
     """Grow a tree on ``data`` with ``cfg``; ``rng`` is a numpy Generator (max_features,
-    random splitter). With ``cfg.pre_prune``, a node is split only when the split lowers the
-    error on ``validation`` (strictly, unless ``cfg.strict`` is False). Returns
-    (:class:`TreeArrays`, the list of splits pre-pruning refused)."""
+    random splitter; None when neither is used). With ``cfg.pre_prune``, a node is split
+    only when the split lowers the error on ``validation`` (strictly, unless
+    ``cfg.strict`` is False). Returns (:class:`TreeArrays`, the list of splits pre-pruning
+    refused)."""
     n, p = data.codes.shape
     tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)

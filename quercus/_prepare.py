@@ -303,8 +303,9 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
     :func:`quercus._binning.bin_features`, without the float64 matrix in between (8 bytes a
     cell). A categorical column's codes go straight to its bin codes, and only the numeric
     columns are gathered as float64 to be binned (a float64 matrix is binned as it is).
-    ``lazy``: a float64 array that can be read as it is (the caller's: it outlives the
-    fit) is binned with ``lazy=True`` (no value table for long continuous columns).
+    ``lazy``: a float64 matrix that is the caller's own memory (it outlives the fit; see
+    :func:`readable_source`) is binned with ``lazy=True`` (no value table for long
+    continuous columns).
 
     Examples
     --------
@@ -318,8 +319,10 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
     arr = None if mask.any() else _checked_float_matrix(X)
     if arr is not None:
         schema = Schema(names, mask, [None] * len(names))
-        lazy = lazy and arr is X and can_read_values(arr)
-        return schema, bin_features(arr, mask, schema.categories, max_bins, lazy=lazy)
+        source = readable_source(X, arr) if lazy else None
+        if source is None:
+            return schema, bin_features(arr, mask, schema.categories, max_bins)
+        return schema, bin_features(source, mask, schema.categories, max_bins, lazy=True)
     n, p = (len(cols[0]) if cols else 0), len(cols)
     numeric = np.flatnonzero(~mask)
     X_num = np.empty((n, numeric.size), dtype=np.float64, order="F")
@@ -371,6 +374,37 @@ def _float_view(X):
     if not is_float_matrix(X):
         return None
     return X if isinstance(X, np.ndarray) else X.to_numpy(dtype=np.float64, copy=False)
+
+
+def readable_source(X, arr):
+    """``arr``, the float64 matrix read from training ``X``, as a writable array a fit may
+    keep reading for its thresholds, when it is ``X``'s own memory: ``X`` itself, or the
+    view of a DataFrame's float64 block (pandas hands it out read-only; the fit never
+    writes to it). None when ``arr`` is a copy (a fit would hold it only for this) or cannot
+    be read as it is.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> X = np.zeros((4, 2))
+    >>> readable_source(X, X) is X, readable_source(X, X.copy()) is None
+    (True, True)
+    >>> frame = pd.DataFrame(X, columns=["a", "b"])
+    >>> readable_source(frame, frame.to_numpy(copy=False)).flags.writeable
+    True
+    """
+    if arr is X:
+        source = arr
+    elif (isinstance(X, pd.DataFrame) and X.shape[1] > 0
+          and np.may_share_memory(arr, X.iloc[:, 0].to_numpy(copy=False))):
+        source = arr.view()
+        try:
+            source.flags.writeable = True
+        except ValueError:
+            return None
+    else:
+        return None
+    return source if can_read_values(source) else None
 
 
 def _no_inf(arr):

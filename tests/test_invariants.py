@@ -125,6 +125,17 @@ def test_same_random_state_gives_same_tree(kwargs):
     assert len(others) > 1, "the random state must actually matter"
 
 
+@pytest.mark.parametrize("kwargs", [dict(max_features=2), dict(splitter="random")])
+def test_an_integer_seed_draws_as_a_random_state_seeded_with_it(kwargs):
+    # The integer's generator is made only when growth draws (a fit without draws skips
+    # it): when it does, it must be the one a RandomState of that seed gives.
+    X, y = random_frame(11, 80)
+    a = export_dict(DecisionTreeClassifier(random_state=5, **kwargs).fit(X, y))
+    b = export_dict(DecisionTreeClassifier(random_state=np.random.RandomState(5),
+                                           **kwargs).fit(X, y))
+    assert a == b
+
+
 def test_random_splitter_threshold_lies_between_node_extremes():
     X, y = random_frame(5, 80)
     est = DecisionTreeClassifier(splitter="random", random_state=0,

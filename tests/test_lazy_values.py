@@ -146,7 +146,8 @@ def _uses_lazy(est):
     return data.source is not None
 
 
-@pytest.mark.parametrize("case", ["random splitter", "cross-validated pruning", "DataFrame",
+@pytest.mark.parametrize("case", ["random splitter", "cross-validated pruning",
+                                  "frame with a category", "frame of several blocks",
                                   "read-only array", "column slice", "hold-out"])
 def test_fits_that_cannot_read_the_matrix_keep_their_value_tables(few_values, case):
     X, y = _data()
@@ -155,8 +156,10 @@ def test_fits_that_cannot_read_the_matrix_keep_their_value_tables(few_values, ca
         est.set_params(splitter="random")
     elif case == "cross-validated pruning":
         est.set_params(pruning="cost_complexity", cv=3)
-    elif case == "DataFrame":
-        X = pd.DataFrame(X, columns=list("abcde"))
+    elif case == "frame with a category":  # its numbers are gathered into a copy
+        X = pd.DataFrame(X, columns=list("abcde")).assign(f=pd.Categorical(y % 2))
+    elif case == "frame of several blocks":  # to_numpy copies the blocks into one array
+        X = pd.DataFrame({"a": X[:, 0]}).assign(**{k: X[:, j] for j, k in enumerate("bcde", 1)})
     elif case == "read-only array":
         X.setflags(write=False)
     elif case == "column slice":
@@ -168,6 +171,17 @@ def test_fits_that_cannot_read_the_matrix_keep_their_value_tables(few_values, ca
     assert not _uses_lazy(est)
     data = est._explain_data
     assert lazy_features(data.is_cat, data.n_bins, data.bin_offsets).size == 0
+
+
+@pytest.mark.parametrize("pruning", [None, "pessimistic"])
+def test_a_data_frame_s_float_block_is_read_as_the_caller_s_array(monkeypatch, pruning):
+    X, y = _data()
+    frame = pd.DataFrame(X, columns=list("abcde"))
+    make = lambda: quercus.DecisionTreeClassifier(max_bins=None,  # noqa: E731
+                                                  pruning=pruning)
+    tables, lazy = _fit_both(monkeypatch, make, frame, y)
+    assert np.shares_memory(lazy._explain_data.source, frame["a"].to_numpy())
+    assert _tree_json(tables) == _tree_json(lazy)
 
 
 def test_a_fit_on_the_caller_s_array_holds_no_table_of_its_long_columns(few_values):
