@@ -101,8 +101,7 @@ class _BaseTree(BaseEstimator):
         self._validate_params()
         X = _prepare.as_2d(X, min_samples=2)
         validate_data(self, X, reset=True, skip_check_array=True)
-        check_fit_memory(X, self.max_bins,
-                         lazy=self._lazy_ok() and _prepare.is_float_matrix(X))
+        check_fit_memory(X, self.max_bins, lazy=self._lazy_ok())
         if self._reads_only_bins(eval_set):
             # Binned straight from the columns: no float64 copy of X (8 bytes a cell) for
             # a DataFrame with categorical columns.
@@ -112,7 +111,8 @@ class _BaseTree(BaseEstimator):
         schema, X_enc = _prepare.fit_schema_and_encode(X, self.categorical_features)
         # The caller's own float64 matrix outlives the fit: long continuous columns need no
         # value table, their thresholds are read from it (an encoded copy is not kept).
-        source = _prepare.readable_source(X, X_enc) if self._lazy_ok() else None
+        source = (_prepare.readable_source(X, X_enc)
+                  if self._lazy_ok() and not schema.is_categorical.any() else None)
         lazy = source is not None
         if lazy:
             X_enc = source  # the same memory, writable (the kernels take one array type)

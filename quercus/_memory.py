@@ -18,14 +18,15 @@ def available_bytes():
 
 
 def fit_bytes(X, max_bins, lazy=False):
-    """Estimated peak bytes of fitting ``X`` (beyond X itself), by part; ``lazy``: long
-    continuous columns keep no value table (their values are read from X)."""
+    """Estimated peak bytes of fitting ``X`` (beyond X itself), by part; ``lazy``: the fit
+    may read long continuous columns' values from a float64 X instead of keeping tables."""
     n, p = X.shape
+    is_float = is_float_matrix(X)
     return {
-        "encoded copy of X (float64)": 0 if is_float_matrix(X) else 8 * n * p,
+        "encoded copy of X (float64)": 0 if is_float else 8 * n * p,
         "bin codes": (1 if max_bins is not None and max_bins <= 255 else 4) * n * p,
         # exact bins keep every distinct value (at most one per cell), unless read from X
-        "bin values": 8 * n * p if max_bins is None and not lazy else 0,
+        "bin values": 8 * n * p if max_bins is None and not (lazy and is_float) else 0,
         "per-sample work arrays": PER_SAMPLE_BYTES * n,
     }
 
