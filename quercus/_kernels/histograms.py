@@ -52,7 +52,7 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
             b = np.int64(codes_f[s])
             _accumulate(dense, b, y[s], y2[s], wi[i], criterion)
             dense_n[b] += 1
-        return compact_histogram(dense, dense_n)
+        return _compact_in_place(dense, dense_n)
     return sorted_histogram(codes_f, sorted_positions(codes_f, idx), idx, wi, y, y2, n_stats,
                             criterion)
 
@@ -156,6 +156,29 @@ def compact_histogram(dense, dense_n):
                 counts[j, k] = dense[b, k]
             j += 1
     return bins, counts, n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _compact_in_place(dense, dense_n):
+    """:func:`compact_histogram` of a dense histogram the caller owns, moving the present
+    bins' rows to the front: the stats and counts returned are views of ``dense`` and
+    ``dense_n`` (one new array, not three; at a big node of an exact attribute the three
+    were as big as the dense histogram itself)."""
+    nb, n_stats = dense.shape
+    n_present = 0
+    for b in range(nb):
+        if dense_n[b] > 0:
+            n_present += 1
+    bins = np.empty(n_present, dtype=np.int64)
+    j = 0
+    for b in range(nb):
+        if dense_n[b] > 0:  # j <= b: a row moves forward, never over one still to read
+            bins[j] = b
+            dense_n[j] = dense_n[b]
+            for k in range(n_stats):
+                dense[j, k] = dense[b, k]
+            j += 1
+    return bins, dense[:n_present], dense_n[:n_present]
 
 
 @njit(cache=True, nogil=True)
