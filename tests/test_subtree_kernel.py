@@ -215,3 +215,18 @@ def test_python_and_kernel_minimum_weight_bounds_agree_to_the_bit():
     for bound in (0.0, 1e-300, 0.5, 2.0, 2.5, 4.0, 25.0, 1e6, 3.0e15):
         assert _at_least(bound) == at_least(bound)
         assert _at_least(bound) < bound or bound == 0.0
+
+
+def test_subtrees_are_capped_in_rows_and_the_cap_keeps_the_tree(monkeypatch):
+    # Big data hands the kernel nodes of up to a quarter of a thread's rows, but no more
+    # than SUBTREE_MAX_ROWS (their presorted orders take 8 bytes a row and attribute).
+    assert grower.subtree_limit(10**7, 2) == grower.SUBTREE_MAX_ROWS
+    assert grower.subtree_limit(40_000, 2) == 5_000
+    assert grower.subtree_limit(100, 2) == grower.SUBTREE_MAX_SAMPLES
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(30_000, 4))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(scale=0.5, size=30_000) > 0).astype(int)
+    est = CARTClassifier(max_bins=None, max_surrogate=0)
+    wide = est.fit(X, y).tree_
+    monkeypatch.setattr(grower, "SUBTREE_MAX_ROWS", 2_048)
+    _assert_same_tree(wide, est.fit(X, y).tree_)
