@@ -140,10 +140,7 @@ def compact_histogram(dense, dense_n):
     """The compact form (bins present, their stats and counts) of one feature's dense
     histogram ``dense[bin, stat]`` with sample counts ``dense_n[bin]``."""
     nb, n_stats = dense.shape
-    n_present = 0
-    for b in range(nb):
-        if dense_n[b] > 0:
-            n_present += 1
+    n_present = _n_present(dense_n)
     bins = np.empty(n_present, dtype=np.int64)
     counts = np.empty((n_present, n_stats))
     n = np.empty(n_present, dtype=np.int64)
@@ -159,16 +156,23 @@ def compact_histogram(dense, dense_n):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _n_present(dense_n):
+    """How many bins of a dense histogram hold samples."""
+    n_present = 0
+    for b in range(dense_n.shape[0]):
+        if dense_n[b] > 0:
+            n_present += 1
+    return n_present
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _compact_in_place(dense, dense_n):
     """:func:`compact_histogram` of a dense histogram the caller owns, moving the present
     bins' rows to the front: the stats and counts returned are views of ``dense`` and
     ``dense_n`` (one new array, not three; at a big node of an exact attribute the three
     were as big as the dense histogram itself)."""
     nb, n_stats = dense.shape
-    n_present = 0
-    for b in range(nb):
-        if dense_n[b] > 0:
-            n_present += 1
+    n_present = _n_present(dense_n)
     bins = np.empty(n_present, dtype=np.int64)
     j = 0
     for b in range(nb):
