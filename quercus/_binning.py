@@ -40,11 +40,6 @@ class Bins:
         """Whether every numeric bin holds one distinct value (no quantile bins)."""
         return self.lo is self.hi
 
-    def lazy_features(self, is_cat):
-        """The numeric features whose values are read from the training matrix (no
-        value table: see the module's notes)."""
-        return lazy_features(is_cat, self.n_bins, self.offsets)
-
     def take_rows(self, rows):
         """The bins of a subset of the rows (an index array), coded as before.
 
@@ -203,7 +198,7 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
         lows = values.copy()
         for j, lo in lo_parts.items():
             lows[offsets[j]:offsets[j + 1]] = lo
-    lazy_made = offsets[-1] < n_bins[~is_cat].sum()
+    lazy_made = lazy_features(is_cat, n_bins, offsets).size > 0
     return Bins(codes, n_bins, lows, values, offsets, X_enc if lazy_made else None)
 
 

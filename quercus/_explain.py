@@ -27,18 +27,26 @@ REGRESSOR_COLUMNS = ["feature", "split", "kind", "threshold", "category", "n_bra
                      "best_of_feature", "chosen", "note"]
 
 
+def cached_training_data(est):
+    """The binned training data a fit kept (None: loaded, unpickled or too big), with a
+    value table for every numeric feature: lazy features' tables are made on first use,
+    from the training matrix the data still refers to, and kept."""
+    data = getattr(est, "_explain_data", None)
+    if data is not None:
+        data = est._explain_data = data.with_value_tables()
+    return data
+
+
 def _data_for(est, X, y, sample_weight):
     if X is None:
         if y is not None or sample_weight is not None:
             raise ValueError("explain(): pass X together with y (and sample_weight).")
-        if getattr(est, "_explain_data", None) is None:
+        data = cached_training_data(est)
+        if data is None:
             raise ValueError("explain() needs the training data: this model was loaded, "
                              "unpickled or fitted on more than five million cells, so pass "
                              "X and y.")
-        # Lazy features' value tables are made on the first explanation, from the
-        # training matrix the data still refers to.
-        est._explain_data = est._explain_data.with_value_tables()
-        return est._explain_data
+        return data
     if y is None:
         raise ValueError("explain(): y is required when X is given.")
     X = _prepare.as_2d(X)

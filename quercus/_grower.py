@@ -12,6 +12,7 @@ from functools import cached_property
 import numba
 import numpy as np
 
+from ._binning import lazy_features
 from ._kernels.absolute import ae_category_order, ae_search_node
 from ._kernels.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, POISSON, SQUARED_ERROR, impurity
 from ._kernels.histograms import feature_histogram, fill_histograms, subtract_histograms
@@ -139,10 +140,15 @@ class BinnedData:
             return X.reshape(-1), X.shape[1], 1, rows
         return X.reshape(-1, order="F"), 1, X.shape[0], rows
 
+    @cached_property
+    def _lazy(self):
+        lazy = np.zeros(len(self.n_bins), dtype=bool)
+        lazy[lazy_features(self.is_cat, self.n_bins, self.bin_offsets)] = True
+        return lazy
+
     def is_lazy(self, f):
         """Whether numeric feature ``f`` keeps no value table (values read from X)."""
-        return (not self.is_cat[f]
-                and self.bin_offsets[f + 1] - self.bin_offsets[f] < self.n_bins[f])
+        return bool(self._lazy[f])
 
     def threshold_of(self, f, idx, split_bin):
         """The threshold of a split of lazy feature ``f`` after bin ``split_bin`` at the

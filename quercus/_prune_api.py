@@ -5,18 +5,18 @@ import copy
 import numpy as np
 
 from . import _prepare, _pruning
+from ._explain import cached_training_data
 
 METHODS = ("reduced_error", "pessimistic", "cost_complexity")
 
 
 def _training_matrix(est):
     """The encoded training X kept from fit, rebuilt from its bins (NaN where missing)."""
-    data = getattr(est, "_explain_data", None)
+    data = cached_training_data(est)
     if data is None:
         raise ValueError("this model no longer holds its training data (it was loaded, "
                          "unpickled or fitted on more than five million cells): pass X_val "
                          "and y_val.")
-    data = est._explain_data = data.with_value_tables()
     n, p = data.codes.shape
     X = np.empty((n, p))
     for j in range(p):

@@ -129,10 +129,17 @@ def resolve_threshold(codes_f, idx, split_bin, missing_code, xv, row_stride, col
                 left_code, left_row = c, i
         elif c < right_code:
             right_code, right_row = c, i
+    return midpoint_of_rows(xv, row_stride, col_stride, x_rows, left_row, right_row, f)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def midpoint_of_rows(xv, row_stride, col_stride, x_rows, left, right, f):
+    """Midpoint of feature ``f`` of samples ``left`` and ``right`` in the training matrix
+    (see :func:`resolve_threshold` for the buffer, its strides and ``x_rows``)."""
     if x_rows.shape[0] > 0:
-        left_row, right_row = x_rows[left_row], x_rows[right_row]
-    return midpoint(xv[left_row * row_stride + f * col_stride],
-                    xv[right_row * row_stride + f * col_stride])
+        left, right = x_rows[left], x_rows[right]
+    return midpoint(xv[left * row_stride + f * col_stride],
+                    xv[right * row_stride + f * col_stride])
 
 
 @njit(cache=True, nogil=True)

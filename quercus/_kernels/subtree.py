@@ -21,7 +21,7 @@ from .partition import route, scatter
 from .selection import choose_split
 from .splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, NUMERIC,
                      TIE_EPS, _outputs, _split_missing, _store, _unpack, at_least,
-                     category_order, midpoint, resolve_threshold, score_histogram)
+                     category_order, midpoint_of_rows, resolve_threshold, score_histogram)
 from .tables import grown
 
 # Columns of the integer node table.
@@ -337,13 +337,8 @@ def _presorted_threshold(codes_f, idx, order, split_bin, xv, x_row_stride, x_col
             lo = mid + 1
         else:
             hi = mid
-    mapped = x_rows.shape[0] > 0
-    a = idx[order[lo - 1]]
-    b = idx[order[lo]]
-    if mapped:
-        a, b = x_rows[a], x_rows[b]
-    return midpoint(xv[a * x_row_stride + f * x_col_stride],
-                    xv[b * x_row_stride + f * x_col_stride])
+    return midpoint_of_rows(xv, x_row_stride, x_col_stride, x_rows, idx[order[lo - 1]],
+                            idx[order[lo]], f)
 
 
 @njit(cache=True, nogil=True)
