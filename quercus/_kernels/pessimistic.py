@@ -121,6 +121,59 @@ def _branch_weights(wts, branch, j, weight_j, total, rest):
 
 
 @njit(cache=True, nogil=True)
+def _bucket_rows(branch, k):
+    """The positions of ``branch``'s rows grouped by branch, in order within each: branch
+    ``j``'s are ``order[starts[j]:starts[j + 1]]``, and ``order[starts[k]:]`` are the
+    spread rows (a counting sort; a stopping row is in none). Once per node, so that each
+    child's rows cost its own count, not the node's (a 1,000-way split)."""
+    starts = np.zeros(k + 2, dtype=np.int64)
+    for i in range(branch.shape[0]):
+        b = branch[i]
+        if b >= 0:
+            starts[b + 1] += 1
+        elif b == SPREAD:
+            starts[k + 1] += 1
+    for j in range(k + 1):
+        starts[j + 1] += starts[j]
+    order = np.empty(starts[k + 1], dtype=np.int64)
+    fill = starts[:k + 1].copy()
+    for i in range(branch.shape[0]):
+        b = branch[i]
+        j = b if b >= 0 else (k if b == SPREAD else -1)
+        if j >= 0:
+            order[fill[j]] = i
+            fill[j] += 1
+    return order, starts
+
+
+@njit(cache=True, nogil=True)
+def _child_rows(rows, wts, order, starts, j, weight_j, total):
+    """The rows going down branch ``j`` and their weights, as :func:`_rows_with_weight` of
+    :func:`_branch_weights` gives them (the same rows, order and weights), from the node's
+    :func:`_bucket_rows`: the branch's own rows merged by position with the spread ones."""
+    k = starts.shape[0] - 2
+    a, a_end = starts[j], starts[j + 1]
+    s, s_end = starts[k], starts[k + 1]
+    out = np.empty(a_end - a + s_end - s, dtype=np.int64)
+    out_w = np.empty(out.shape[0])
+    n = 0
+    while a < a_end or s < s_end:
+        if s >= s_end or (a < a_end and order[a] < order[s]):
+            i = order[a]
+            share = wts[i]
+            a += 1
+        else:
+            i = order[s]
+            share = wts[i] * weight_j / total
+            s += 1
+        if share != 0.0:
+            out[n] = rows[i]
+            out_w[n] = share
+            n += 1
+    return out[:n], out_w[:n]
+
+
+@njit(cache=True, nogil=True)
 def _raise_branch(X, rows, y, w, t, weighted_n, value, n_node_samples, rho, node, largest,
                   scratch):
     """Subtree raising: ``largest`` replaces ``node`` and the node's rows are re-sorted
@@ -198,6 +251,9 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
     f_rows = [np.arange(X.shape[0])]
     f_w = [w.copy()]
     f_branch = [np.zeros(0, dtype=np.int32)]
+    none = np.zeros(0, dtype=np.int64)
+    f_order = [none]  # each frame's _bucket_rows
+    f_starts = [none]
     top = _push(f_node, f_next, np.int64(-1), np.int64(0))
     while top >= 0:
         node = f_node[top]
@@ -209,11 +265,12 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
                 dist = _class_weights(y, rows, wts, n_classes)
                 for k in range(n_classes):  # not own[node] = dist: see _raise_branch
                     own[node, k] = dist[k]
-                top = _pop(f_rows, f_w, f_branch, top)
+                top = _pop(f_rows, f_w, f_branch, f_order, f_starts, top)
                 _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, top,
                          leaf_estimated_errors(dist, cf, z), dist.sum())
                 continue
             f_branch[top] = child_branches(X, rows, t, node)
+            f_order[top], f_starts[top] = _bucket_rows(f_branch[top], n_children[node])
             f_total[top] = children_weight(weighted_n, first_child[node], n_children[node])
             f_next[top] = 0
             f_err[top] = 0.0  # also after a raise: the node's branches are new
@@ -223,12 +280,14 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
         if j < n_children[node]:
             f_next[top] = j + 1
             c = first_child[node] + j
-            c_rows, c_w = _rows_with_weight(rows, _branch_weights(
-                wts, f_branch[top], j, weighted_n[c], f_total[top], _NO))
+            c_rows, c_w = _child_rows(rows, wts, f_order[top], f_starts[top], j,
+                                      weighted_n[c], f_total[top])
             top = _push(f_node, f_next, top, c)
             f_rows.append(c_rows)
             f_w.append(c_w)
             f_branch.append(np.zeros(0, dtype=np.int32))
+            f_order.append(none)
+            f_starts.append(none)
             continue
         # Every branch is pruned: decide this node.
         dist = _class_weights(y, rows, wts, n_classes)
@@ -267,7 +326,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
                           largest, scratch)
             f_next[top] = -1  # prune the raised branch again, in the node's place
             continue
-        top = _pop(f_rows, f_w, f_branch, top)
+        top = _pop(f_rows, f_w, f_branch, f_order, f_starts, top)
         _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, top, ret_err,
                  dist.sum())
     return (rec_i[:n_rec, 0].copy(), rec_f[:n_rec, 0].copy(), rec_f[:n_rec, 1].copy(),
@@ -306,10 +365,12 @@ def _push(f_node, f_next, top, node):
 
 
 @njit(cache=True, nogil=True)
-def _pop(f_rows, f_w, f_branch, top):
+def _pop(f_rows, f_w, f_branch, f_order, f_starts, top):
     f_rows.pop()
     f_w.pop()
     f_branch.pop()
+    f_order.pop()
+    f_starts.pop()
     return top - 1
 
 
