@@ -225,11 +225,17 @@ WEKA = {  # key: (class, options, what the options mean)
 }
 
 
+def _param_options(est, name):
+    """The string options of a parameter in this quercus's rules (empty if none)."""
+    rule = getattr(est, "_parameter_constraints", {}).get(name, [])
+    return set().union(*(getattr(r, "options", set()) for r in rule))
+
+
 def _call(est, args):
     return f"{type(est).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")"
 
 
-def quercus_estimator(key, task, n_train):
+def quercus_estimator(key, task, n_train, n_classes=0, cats=()):
     """(estimator, settings) of a quercus row. ``max_bins`` and ``n_jobs`` are set only when
     this quercus has them (older versions do not); otherwise the settings say so."""
     if key == "c45":
@@ -237,6 +243,10 @@ def quercus_estimator(key, task, n_train):
     elif key == "ccp":
         est, args = CARTClassifier(), dict(pruning="cost_complexity", cv=CV_FOLDS,
                                            ccp_loss="error", max_surrogate=0)
+        if cats and n_classes == 2 and "ordered" in _param_options(est, "categorical_split"):
+            # rpart splits a categorical attribute into two subsets (for two classes by
+            # the ordering quercus's "ordered" uses); one-vs-rest grows another tree.
+            args["categorical_split"] = "ordered"
     elif task == REG:
         est, args = CARTRegressor(), dict(max_surrogate=0)
     else:
@@ -364,7 +374,7 @@ def python_cell(path, key, task, reps, hist_leaves):
         if LEARNER[key].pair:
             est, settings = peer_estimator(key, task, hist_leaves, n_classes, cats)
         else:
-            est, settings = quercus_estimator(key, task, len(X_train))
+            est, settings = quercus_estimator(key, task, len(X_train), n_classes, cats)
         res = measure(est, X_train, y_train, X_test, y_test, reps, task)
         res["settings"] = settings
     except Exception as exc:  # reported in the notes under the table; the run goes on

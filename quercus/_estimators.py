@@ -165,6 +165,11 @@ class _BaseTree(BaseEstimator):
                 classes, y_enc = labels
             self.classes_ = classes
             self.n_classes_ = len(classes)
+            if self.categorical_split == "ordered" and len(classes) > 2:
+                raise ValueError(
+                    f"categorical_split='ordered' orders the categories by the proportion of "
+                    f"one class, which finds the best two-subset split only for two classes; "
+                    f"got {len(classes)} classes. Use 'binary' or 'multiway'.")
         self.schema_ = schema
         w_user = _prepare.check_weights(sample_weight, n)
         w = w_user
@@ -575,8 +580,12 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
     criterion : {"gini", "entropy", "gain_ratio"}, default="gini"
         Split quality: Gini decrease, information gain, or C4.5's gain ratio among the
         candidates whose information gain is at least the average.
-    categorical_split : {"binary", "multiway"}, default="binary"
-        How categorical attributes split.
+    categorical_split : {"binary", "ordered", "multiway"}, default="binary"
+        How categorical attributes split: ``"binary"`` is ``a == v`` against ``a != v``;
+        ``"ordered"`` the best split of the categories into two subsets (two classes only:
+        the categories sorted by the proportion of the second class, then scanned, which
+        is exact for Gini and entropy, as rpart does); ``"multiway"`` one branch per
+        category.
 """
                + _COMMON_PARAMS_DOC + """    class_weight : dict, "balanced" or None, default=None
         Weights of the classes, multiplied into ``sample_weight`` (scikit-learn's meaning).

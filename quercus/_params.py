@@ -16,7 +16,7 @@ REGRESSION_CRITERIA = ("squared_error", "absolute_error", "poisson")
 
 TREE_PARAMS = {
     "criterion": [StrOptions(set(CRITERIA))],
-    "categorical_split": [StrOptions({"multiway", "binary"})],
+    "categorical_split": [StrOptions({"multiway", "binary", "ordered"})],
     "missing_strategy": [StrOptions({"fractional", "surrogate", "learned"})],
     "max_surrogate": [Interval(Integral, 0, None, closed="left")],
     "class_weight": [dict, StrOptions({"balanced"}), None],

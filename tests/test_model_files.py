@@ -36,6 +36,7 @@ MODELS = {
         class_weight={"yes": 2.0, "no": 1.0}).fit(*_mixed()),
     "cost complexity cv": lambda: CARTClassifier(pruning="cost_complexity", cv=3,
                                                  random_state=0).fit(*_mixed()),
+    "cart ordered subsets": lambda: CARTClassifier(categorical_split="ordered").fit(*_mixed()),
     "regressor ordered": lambda: CARTRegressor().fit(
         load_watermelon("3.0")[0].drop(columns="含糖率"), load_watermelon("3.0")[0]["含糖率"]),
     "regressor absolute": lambda: DecisionTreeRegressor(criterion="absolute_error").fit(

@@ -105,6 +105,13 @@ CLASSIFIERS = [
     ("c45-multiway", lambda: C45Classifier(pruning=None), _mixed_categorical),
     ("one-vs-rest-learned", lambda: DecisionTreeClassifier(), _mixed_categorical),
     ("one-vs-rest-surrogate", lambda: CARTClassifier(max_surrogate=0), _mixed_categorical),
+    ("ordered-learned", lambda: DecisionTreeClassifier(categorical_split="ordered"),
+     _mixed_categorical),
+    ("ordered-surrogate", lambda: CARTClassifier(categorical_split="ordered"),
+     _mixed_categorical),
+    ("ordered-entropy-fractional", lambda: DecisionTreeClassifier(
+        criterion="entropy", categorical_split="ordered", missing_strategy="fractional"),
+     _mixed_categorical),
     ("textbook-c45", lambda: C45Classifier(pruning=None), lambda: load_watermelon("3.0")),
     ("textbook-id3", lambda: ID3Classifier(), lambda: load_watermelon("2.0")),
 ]
