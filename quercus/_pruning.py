@@ -15,7 +15,7 @@ import numpy as np
 from scipy.stats import norm
 
 from ._kernels.complexity import weakest_links
-from ._kernels.pessimistic import added_errors_z, prune_pessimistic
+from ._kernels.pessimistic import added_errors_z, collapse_no_better, prune_pessimistic
 from ._kernels.predict import (accumulate_node_stats, path_lengths_and_nodes, predict_tree,
                                stop_node_moments)
 from ._kernels.splits import LEAF
@@ -203,18 +203,14 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising, in_place=False)
     # Collapse, top-down: a subtree that makes no fewer training errors than its root as a
     # leaf becomes that leaf.
     train_err = _training_errors(tree)
-    below = _leaf_sums(tree, train_err)
-    stack = [0]
-    while stack:
-        node = stack.pop()
-        if tree.kind[node] == LEAF:
-            continue
-        if below[node] >= train_err[node] - 1e-3:
-            report.append(_record(tree, node, below[node], train_err[node],
-                                  "collapse: the subtree makes no fewer training errors", est))
-            make_leaf(tree, node)
-        else:
-            stack.extend(tree.children(node))
+    names = est.schema_.feature_names
+    for node, below, leaves in zip(*(a.tolist() for a in collapse_no_better(
+            tree.kind, tree.first_child, tree.n_children, train_err))):
+        f = tree.feature[node]
+        report.append({"node": node, "feature": names[f] if f >= 0 else None,
+                       "leaves_removed": leaves - 1, "error_before": below,
+                       "error_after": float(train_err[node]),
+                       "reason": "collapse: the subtree makes no fewer training errors"})
 
     # Rows or columns in order, as they come: the kernel reads one column per node, and a
     # copy of a DataFrame's (column-ordered) matrix was the biggest array of the pruning.
@@ -224,7 +220,6 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising, in_place=False)
     nodes, before, after, reason, removed, feature = prune_pessimistic(
         X, y, np.asarray(w, dtype=np.float64), t, tree.weighted_n_node_samples, tree.value,
         tree.n_node_samples, tree.rho, K, float(cf), z, bool(subtree_raising))
-    names = est.schema_.feature_names
     for node, b, a, r, n_removed, f in zip(nodes.tolist(), before.tolist(), after.tolist(),
                                           reason.tolist(), removed.tolist(),
                                           feature.tolist()):
@@ -236,15 +231,6 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising, in_place=False)
 
 _PESSIMISTIC_REASONS = {1: "estimated errors as a leaf are not higher",
                         2: "subtree raising: the largest branch replaces the node"}
-
-
-def _leaf_sums(tree, values):
-    """Sum of ``values`` over the leaves below every node (children come after parents)."""
-    out = np.where(tree.kind == LEAF, values, 0.0)
-    for node in np.flatnonzero(tree.kind != LEAF)[::-1]:
-        s = tree.first_child[node]
-        out[node] = out[s:s + tree.n_children[node]].sum()
-    return out
 
 
 def _training_errors(tree):

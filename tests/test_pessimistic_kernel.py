@@ -38,8 +38,10 @@ def reference_pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
         node = stack.pop()
         if tree.kind[node] == LEAF:
             continue
-        if sum(train_err[lf] for lf in subtree_leaves(tree, node)) >= train_err[node] - 1e-3:
-            log.append((node, "collapse"))
+        leaves = subtree_leaves(tree, node)
+        below = sum(train_err[lf] for lf in leaves)
+        if below >= train_err[node] - 1e-3:
+            log.append((node, "collapse", below, train_err[node], len(leaves) - 1))
             make_leaf(tree, node)
         else:
             stack.extend(tree.children(node))
@@ -128,6 +130,13 @@ def test_pessimistic_kernel_decides_as_the_recursive_reference(name, data, cf, r
     tree, report = pessimistic(est, est.tree_, X_enc, y_enc, w, cf, raising)
     decisions = [r for r in report if not r["reason"].startswith("collapse")]
     ref_decisions = [r for r in ref_log if r[1] != "collapse"]
+    collapsed = [(r["node"], r["error_before"], r["error_after"], r["leaves_removed"])
+                 for r in report if r["reason"].startswith("collapse")]
+    ref_collapsed = [(r[0], r[2], r[3], r[4]) for r in ref_log if r[1] == "collapse"]
+    assert len(collapsed) == len(ref_collapsed)
+    for got, want in zip(collapsed, ref_collapsed):
+        assert got[0] == want[0] and got[3] == want[3]
+        assert got[1:3] == pytest.approx(want[1:3], rel=1e-12, abs=1e-12)
     assert len(decisions) == len(ref_decisions) > 0
     if raising and cf >= 0.25:
         assert any(r[1] == "raise" for r in ref_decisions) or name == "digits"

@@ -46,6 +46,45 @@ def leaf_estimated_errors(dist, cf, z):
 
 
 @njit(cache=True, nogil=True)
+def collapse_no_better(kind, first_child, n_children, train_err):
+    """C4.5's first pass, top-down: a subtree whose leaves make no fewer training errors
+    than its root as a leaf (``train_err``; within 1e-3) becomes that leaf. Marks them in
+    ``kind`` and returns (the collapsed nodes in order, their subtrees' error sums, their
+    leaves). Children come after their parents, so one backward pass sums the leaves."""
+    n = kind.shape[0]
+    below = np.zeros(n)
+    leaves = np.zeros(n, dtype=np.int64)
+    for v in range(n - 1, -1, -1):
+        if kind[v] == LEAF:
+            below[v] = train_err[v]
+            leaves[v] = 1
+        else:
+            for c in range(first_child[v], first_child[v] + n_children[v]):
+                below[v] += below[c]
+                leaves[v] += leaves[c]
+    out = np.empty(n, dtype=np.int64)
+    n_out = 0
+    stack = np.empty(n, dtype=np.int64)
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        v = stack[top]
+        if kind[v] == LEAF:
+            continue
+        if below[v] >= train_err[v] - 1e-3:
+            out[n_out] = v
+            n_out += 1
+            kind[v] = LEAF
+        else:
+            for c in range(first_child[v], first_child[v] + n_children[v]):
+                stack[top] = c
+                top += 1
+    nodes = out[:n_out].copy()
+    return nodes, below[nodes], leaves[nodes]
+
+
+@njit(cache=True, nogil=True)
 def _class_weights(y, rows, w, n_classes):
     dist = np.zeros(n_classes)
     for i in range(rows.shape[0]):
