@@ -409,9 +409,9 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
     # The folds are fitted side by side, one thread each (their kernels release the GIL),
     # and merged in fold order: the table does not depend on the number of threads.
     threads = numba.get_num_threads()
+    # (Valid by construction: the estimator's validated parameters, and these.)
     base = clone(est).set_params(pruning=None, ccp_alpha=0.0,
                                  n_jobs=1 if threads > 1 else est.n_jobs)
-    base._validate_params()
 
     n_classes = 0 if est._is_regressor else len(est.classes_)
     y_codes = None if est._is_regressor else pd.Index(est.classes_).get_indexer(y_arr)
