@@ -582,11 +582,24 @@ def plan(ds, tools, n_train):
     return run, skipped
 
 
+# A data set of fewer training cells than this is timed SMALL_REPS times as often, by every
+# learner alike: its fits take milliseconds, and this VM's noise moves a median of three
+# such fits by up to 2x from one run to the next.
+SMALL_CELLS = 50_000
+SMALL_REPS = 10
+
+
+def reps_for(n_train, n_cols, reps):
+    """Timed runs of every learner on a data set of ``n_train`` x ``n_cols`` training cells."""
+    return reps * SMALL_REPS if n_train * n_cols < SMALL_CELLS else reps
+
+
 def run_dataset(ds, tools, reps):
     """Every learner on one data set: result rows (table order) and skip notes. The split
     is made once and pickled; every Python learner loads it in its own fresh process."""
     parts = split(ds)
     shape = (len(parts[0]) + len(parts[1]), parts[0].shape[1])
+    reps = reps_for(len(parts[0]), shape[1], reps)
     keys, skipped = plan(ds, tools, len(parts[0]))
     ext = [k for k in keys if LEARNER[k].runner != "python"]
     path = CACHE / f"{ds.name}.split.pkl"
@@ -763,7 +776,8 @@ def header(tools, cold, args, command):
             "interpreter): " + (f"{cold[0]:.1f} s with an empty numba cache, {cold[1]:.1f} s "
                                 "with the cache filled." if cold else "not measured."),
             f"Split 75/25 (`random_state={SEED}`). Fit and predict times: median of "
-            f"{args.reps} after one untimed warm-up. Peak MB: peak RSS of the fits above the "
+            f"{args.reps} ({args.reps * SMALL_REPS} on data sets of fewer than "
+            f"{SMALL_CELLS:,} training cells) after one untimed warm-up. Peak MB: peak RSS of the fits above the "
             "RSS before them, each row in a fresh process (Linux VmHWM, reset through "
             "/proc/self/clear_refs; blank for Weka and R). Ratios: the compared quercus row's "
             "time / this row's (above 1: quercus is slower). See docs/benchmarks.md."]
