@@ -729,11 +729,11 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
 
     def _majority(self, dist):
         """Argmax of each row with ties to the earliest-seen class."""
-        dist = np.atleast_2d(dist)
+        # The classes in priority order: the first tied column is the earliest-seen class.
+        perm = np.argsort(self._class_priority, kind="stable")
+        dist = np.atleast_2d(dist)[:, perm]
         top = dist.max(axis=1, keepdims=True)
-        tied = dist >= top - 1e-12 * np.maximum(top, 1.0)
-        rank = np.where(tied, self._class_priority[None, :], np.iinfo(np.int64).max)
-        return rank.argmin(axis=1)
+        return perm[(dist >= top - 1e-12 * np.maximum(top, 1.0)).argmax(axis=1)]
 
 
 

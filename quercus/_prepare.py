@@ -41,14 +41,15 @@ class Schema:
 
     def code_map(self, j, categories):
         """Feature ``j``'s code (float; -1 unseen) for each of a pandas Categorical's
-        ``categories``. The last lookup is kept with the categories object it was made for:
+        ``categories``, then NaN: indexed by the Categorical's codes, its missing code -1
+        reads the NaN. The last lookup is kept with the categories object it was made for:
         the columns of one DataFrame, or of its slices, share that object, so predicting on
         them looks nothing up again."""
         cache = self.__dict__.setdefault("_code_map_cache", {})
         hit = cache.get(j)
         if hit is None or hit[0] is not categories:
-            hit = cache[j] = (categories,
-                              self.category_index(j).get_indexer(categories).astype(float))
+            codes = self.category_index(j).get_indexer(categories).astype(float)
+            hit = cache[j] = (categories, np.append(codes, np.nan))
         return hit[1]
 
     def to_dict(self):
@@ -438,17 +439,18 @@ def encode(X, schema, any_order=False):
         # Numbers only, finite or NaN: read as they are.
         return arr if any_order and arr.flags.f_contiguous else np.ascontiguousarray(arr)
     n = len(cols[0])
-    X_enc = np.empty((n, len(cols)), dtype=np.float64)
+    # Column by column: in column order when the caller takes any order (each column is
+    # then written contiguously).
+    X_enc = np.empty((n, len(cols)), dtype=np.float64, order="F" if any_order else "C")
     for j, col in enumerate(cols):
         name = schema.feature_names[j]
         if not schema.is_categorical[j]:
             X_enc[:, j] = _numeric_column(col, name, "X")
             continue
         if isinstance(getattr(col, "dtype", None), pd.CategoricalDtype):
-            # Look up each category once, then spread by the column's own codes.
-            of_cat = schema.code_map(j, col.dtype.categories)
-            cc = col.array.codes
-            X_enc[:, j] = np.where(cc >= 0, of_cat[np.maximum(cc, 0)], np.nan)
+            # Each category looked up once, then spread by the column's own codes.
+            np.take(schema.code_map(j, col.dtype.categories), col.array.codes,
+                    out=X_enc[:, j])
             continue
         known = schema.category_index(j)
         values = _object_values(col)

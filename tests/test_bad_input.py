@@ -318,9 +318,11 @@ def test_a_categorical_column_encodes_as_its_values_do(categories):
     values[[3, 7]] = None
     as_values = _prepare.encode(pd.DataFrame({"c": values}), schema)
     for order in (seen, seen[::-1]):
-        as_cat = _prepare.encode(pd.DataFrame({"c": pd.Categorical(values, categories=order)}),
-                                 schema)
-        np.testing.assert_array_equal(as_cat, as_values)
+        for any_order in (False, True):  # row order, or column order for the router
+            as_cat = _prepare.encode(
+                pd.DataFrame({"c": pd.Categorical(values, categories=order)}), schema,
+                any_order=any_order)
+            np.testing.assert_array_equal(as_cat, as_values)
     assert np.isnan(as_values[[3, 7], 0]).all() and (as_values == -1).any()
 
 
