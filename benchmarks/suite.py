@@ -791,8 +791,8 @@ def header(tools, cold, args, command):
                                 f"the same way {cold[2]:.1f} s." if cold else "not measured."),
             f"Split 75/25 (`random_state={SEED}`). Fit and predict times: median of "
             f"{args.reps} ({args.reps * SMALL_REPS} on data sets of fewer than "
-            f"{SMALL_CELLS:,} training cells) after one untimed warm-up. Peak MB: peak RSS of the fits above the "
-            "RSS before them, each row in a fresh process (Linux VmHWM, reset through "
+            f"{SMALL_CELLS:,} training cells) after one untimed warm-up. Peak MB: peak RSS "
+            "of the fits above the RSS before them, each row in a fresh process (Linux VmHWM, reset through "
             "/proc/self/clear_refs; blank for Weka and R). Ratios: the compared quercus row's "
             "time / this row's (above 1: quercus is slower). See docs/benchmarks.md."]
 

@@ -132,11 +132,17 @@ def _proportions(value):
     return np.divide(value, total, out=np.zeros_like(value), where=total > 0)
 
 
+def _report_row(est, node, feature, leaves_removed, before, after, reason):
+    """One row of a pruning report."""
+    return {"node": int(node),
+            "feature": est.schema_.feature_names[feature] if feature >= 0 else None,
+            "leaves_removed": int(leaves_removed), "error_before": float(before),
+            "error_after": float(after), "reason": reason}
+
+
 def _record(tree, node, before, after, reason, est):
-    return {"node": int(node), "feature": (est.schema_.feature_names[tree.feature[node]]
-                                           if tree.feature[node] >= 0 else None),
-            "leaves_removed": len(subtree_leaves(tree, node)) - 1,
-            "error_before": float(before), "error_after": float(after), "reason": reason}
+    return _report_row(est, node, tree.feature[node], len(subtree_leaves(tree, node)) - 1,
+                       before, after, reason)
 
 
 # ---------------------------------------------------------------- reduced error
@@ -203,14 +209,11 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising, in_place=False)
     # Collapse, top-down: a subtree that makes no fewer training errors than its root as a
     # leaf becomes that leaf.
     train_err = _training_errors(tree)
-    names = est.schema_.feature_names
     for node, below, leaves in zip(*(a.tolist() for a in collapse_no_better(
             tree.kind, tree.first_child, tree.n_children, train_err))):
-        f = tree.feature[node]
-        report.append({"node": node, "feature": names[f] if f >= 0 else None,
-                       "leaves_removed": leaves - 1, "error_before": below,
-                       "error_after": float(train_err[node]),
-                       "reason": "collapse: the subtree makes no fewer training errors"})
+        report.append(_report_row(est, node, tree.feature[node], leaves - 1, below,
+                                  train_err[node],
+                                  "collapse: the subtree makes no fewer training errors"))
 
     # Rows or columns in order, as they come: the kernel reads one column per node, and a
     # copy of a DataFrame's (column-ordered) matrix was the biggest array of the pruning.
@@ -223,9 +226,7 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising, in_place=False)
     for node, b, a, r, n_removed, f in zip(nodes.tolist(), before.tolist(), after.tolist(),
                                           reason.tolist(), removed.tolist(),
                                           feature.tolist()):
-        report.append({"node": node, "feature": names[f] if f >= 0 else None,
-                       "leaves_removed": n_removed, "error_before": b, "error_after": a,
-                       "reason": _PESSIMISTIC_REASONS[r]})
+        report.append(_report_row(est, node, f, n_removed, b, a, _PESSIMISTIC_REASONS[r]))
     return tree, report
 
 

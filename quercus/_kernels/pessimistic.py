@@ -141,11 +141,10 @@ def _rows_with_weight(rows, weights):
 
 
 @njit(cache=True, nogil=True)
-def _branch_weights(wts, branch, j, weight_j, total, rest):
-    """Each row's weight down branch ``j`` (of ``branch``, see
-    :func:`quercus._kernels.predict.child_branches`): all of it on its own branch, the
-    branch's share ``weight_j / total`` of the training weight for a spread row, else
-    none; with ``rest``, the weight left for the other branches instead."""
+def _other_branch_weights(wts, branch, j, weight_j, total):
+    """Each row's weight down every branch but ``j`` (of ``branch``, see
+    :func:`quercus._kernels.predict.child_branches`): none for a row of branch ``j``, the
+    other branches' share ``1 - weight_j / total`` for a spread row, all of it else."""
     out = np.empty(wts.shape[0])
     for i in range(wts.shape[0]):
         b = branch[i]
@@ -155,7 +154,7 @@ def _branch_weights(wts, branch, j, weight_j, total, rest):
             share = wts[i] * weight_j / total
         else:
             share = 0.0
-        out[i] = wts[i] - share if rest else share
+        out[i] = wts[i] - share
     return out
 
 
@@ -187,9 +186,10 @@ def _bucket_rows(branch, k):
 
 @njit(cache=True, nogil=True)
 def _child_rows(rows, wts, order, starts, j, weight_j, total):
-    """The rows going down branch ``j`` and their weights, as :func:`_rows_with_weight` of
-    :func:`_branch_weights` gives them (the same rows, order and weights), from the node's
-    :func:`_bucket_rows`: the branch's own rows merged by position with the spread ones."""
+    """The rows going down branch ``j`` (those of a non-zero weight) and their weights:
+    all of a row of that branch, the branch's share ``weight_j / total`` of a spread row;
+    from the node's :func:`_bucket_rows`, the branch's own rows merged by position with the
+    spread ones (the rows in the node's order)."""
     k = starts.shape[0] - 2
     a, a_end = starts[j], starts[j + 1]
     s, s_end = starts[k], starts[k + 1]
@@ -380,8 +380,8 @@ def _branch_estimate(X, y, rows, wts, branch, col, total, t, weighted_n, largest
     rest of each row's weight (other branches' rows, a spread row's other shares) routed
     from ``largest``. Routing is linear in the weight, so this is the sum of every row's
     full routing. ``total``: the training weight of the node's children."""
-    rest, rest_w = _rows_with_weight(rows, _branch_weights(
-        wts, branch, col, weighted_n[largest], total, _YES))
+    rest, rest_w = _rows_with_weight(rows, _other_branch_weights(
+        wts, branch, col, weighted_n[largest], total))
     accumulate_into(scratch, X, rest, y, y, rest_w, t, weighted_n, _NO, largest, _NO)
     total = 0.0
     for i in range(_subtree_nodes(t, largest, walk, walk_stack)):
