@@ -26,7 +26,7 @@ from ._kernels.subtree import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CH
 from ._kernels.surrogates import all_surrogates
 from ._kernels.selection import choose_split
 from ._threads import over_features
-from ._tree import TreeBuilder
+from ._tree import TreeArrays, TreeBuilder
 
 CRITERION_CODES = {"entropy": ENTROPY, "gain_ratio": ENTROPY, "gini": GINI,
                    "squared_error": SQUARED_ERROR, "poisson": POISSON,
@@ -243,12 +243,20 @@ def grow(data, cfg, rng, validation=None):
     ``cfg.strict`` is False). Returns (:class:`TreeArrays`, the list of splits pre-pruning
     refused)."""
     n, p = data.codes.shape
-    tree = TreeBuilder(data.n_out)
-    root = tree.add(1, 0)
     idx0 = np.arange(n, dtype=np.int64)
     w0 = data.w.copy()
     stats0 = _stats(data, idx0, w0)
     total_w = float(w0.sum())
+    in_kernel = subtree_allowed(cfg, p)
+    limit = subtree_limit(n, numba.get_num_threads())
+    if in_kernel and n <= limit:
+        # The whole tree in one kernel call, its tables taken as they are (a small fit:
+        # the builder and the splice would cost more than growing it).
+        root = (0, idx0, w0, stats0, np.zeros(p, dtype=bool))
+        return _table_tree(*_subtree(data, cfg, _subtree_layout(data, cfg), root, 0,
+                                     total_w)), []
+    tree = TreeBuilder(data.n_out)
+    root = tree.add(1, 0)
     all_features = np.arange(p, dtype=np.int64)
     val0 = None
     if cfg.pre_prune:
@@ -257,8 +265,6 @@ def grow(data, cfg, rng, validation=None):
     hist0 = node_histograms(data, layout, idx0, w0)
     stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
     log = []  # pre-pruning decisions
-    in_kernel = subtree_allowed(cfg, p)
-    limit = subtree_limit(n, numba.get_num_threads())
     deferred = []  # small nodes whose subtrees the kernel grows once the top is done
     while stack:
         node, idx, wi, stats, used, val, hist = stack.pop()
@@ -348,24 +354,12 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     """Grow the subtrees of the ``deferred`` small nodes, each in one kernel call, and
     append them to ``tree``, biggest first. The calls are independent and release the GIL,
     so they run on the fit's threads; the tree does not depend on how many."""
-    # Presorting needs every sample in exactly one child: no fractional spreading.
-    presort = cfg.missing_mode != FRACTIONAL or not data.has_missing
-    layout = histogram_layout(data, cfg)
-    dense, hist_offsets = layout if layout is not None else (
-        np.zeros(0, dtype=np.int64), np.zeros(data.codes.shape[1] + 1, dtype=np.int64))
-
     # Read here, not in the threads: splicing grows the tree's arrays meanwhile.
     depth = {item[0]: int(tree["depth"][item[0]]) for item in deferred}
+    layout = _subtree_layout(data, cfg)
 
     def one(item):
-        node, idx, wi, stats, used = item
-        return grow_subtree(
-            data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi, data.bin_offsets,
-            data.y, data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
-            cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
-            cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
-            cfg.min_objects, total_w, idx, wi, stats, used, depth[node], presort,
-            dense, hist_offsets, HIST_MIN_SAMPLES, *data.value_args)
+        return _subtree(data, cfg, layout, item, depth[item[0]], total_w)
 
     # Biggest first, so that no thread is left with a big one at the end; spliced in that
     # order as they finish (on any number of threads: the tree's node order is the same),
@@ -382,6 +376,53 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     else:
         for item in deferred:
             _splice(tree, item[0], *one(item))
+
+
+def _subtree_layout(data, cfg):
+    """(presort, dense features, histogram offsets) of :func:`_subtree`'s calls."""
+    # Presorting needs every sample in exactly one child: no fractional spreading.
+    presort = cfg.missing_mode != FRACTIONAL or not data.has_missing
+    layout = histogram_layout(data, cfg)
+    if layout is None:
+        return presort, np.zeros(0, dtype=np.int64), np.zeros(data.codes.shape[1] + 1,
+                                                               dtype=np.int64)
+    return (presort, *layout)
+
+
+def _subtree(data, cfg, layout, item, depth, total_w):
+    """The kernel tables of the subtree below a deferred node ``item`` (node, samples,
+    weights, stats, attributes used above) at ``depth``: see ``grow_subtree``.
+    ``layout``: :func:`_subtree_layout`."""
+    _, idx, wi, stats, used = item
+    presort, dense, hist_offsets = layout
+    return grow_subtree(
+        data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi, data.bin_offsets,
+        data.y, data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
+        cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
+        cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
+        cfg.min_objects, total_w, idx, wi, stats, used, depth, presort,
+        dense, hist_offsets, HIST_MIN_SAMPLES, *data.value_args)
+
+
+def _table_tree(ints, flts, count, cat_map):
+    """The tree whose every node the kernel grew (slot j is node j): what splicing its
+    tables below a lone root gives, without the builder."""
+    ints, flts = ints[:count], flts[:count]
+    col = np.ascontiguousarray  # (TreeArrays keeps an array already of its field's type)
+    first_child = ints[:, FIRST_CHILD].copy()
+    first_child[first_child >= 0] += 1
+    empty = np.zeros(0)
+    return TreeArrays(
+        kind=ints[:, KIND], feature=col(ints[:, FEATURE]), threshold=col(flts[:, THRESHOLD]),
+        category=col(ints[:, CATEGORY]), first_child=first_child,
+        n_children=col(ints[:, N_CHILDREN]), depth=col(ints[:, DEPTH]),
+        n_node_samples=ints[:, N_SAMPLES], weighted_n_node_samples=col(flts[:, WEIGHT]),
+        impurity=col(flts[:, IMPURITY]), value=col(flts[:, VALUE:]),
+        missing_mode=ints[:, MISSING_MODE], missing_child=col(ints[:, MISSING_CHILD]),
+        sur_start=np.zeros(count, dtype=np.int32), sur_count=np.zeros(count, dtype=np.int32),
+        rho=col(flts[:, RHO]), cat_map_start=col(ints[:, CAT_MAP_START]), cat_map=cat_map,
+        sur_feature=empty, sur_kind=empty, sur_threshold=empty, sur_category=empty,
+        sur_flip=empty, sur_agreement=empty)
 
 
 def _splice(tree, node, ints, flts, count, cat_map):

@@ -14,11 +14,10 @@ import numba
 import numpy as np
 from scipy.stats import norm
 
-from ._kernels.complexity import weakest_links
+from ._kernels.complexity import held_out_moments, weakest_links
 from ._kernels.pessimistic import added_errors_z, collapse_no_better, prune_pessimistic
-from ._kernels.predict import (accumulate_node_stats, path_lengths_and_nodes, predict_tree,
-                               stop_node_moments)
-from ._kernels.splits import LEAF
+from ._kernels.predict import accumulate_node_stats, path_lengths_and_nodes, predict_tree
+from ._kernels.splits import FRACTIONAL, LEAF
 from ._tree import _FIELDS, TreeArrays
 
 _EPS = 1e-9
@@ -295,22 +294,23 @@ def prune_at_alpha(est, tree, alpha, loss="impurity", path=None):
     return pruned_tree, report
 
 
-def _errors_along_path(est, path, alphas, X_enc, y_va, w_va, target=None):
+def _errors_along_path(est, loss, alphas, X_enc, y_va, w_va, target=None):
     """Moments (count, mean, sum of squared deviations) over the held-out rows of each
     row's loss (misclassified weight, or squared error) in the subtree at each of
-    ``alphas`` (as :func:`prune_at_alpha` prunes), in one kernel call: a row's prediction
-    in a subtree is that of the first node on its path that the subtree has made a leaf.
-    None when some row's prediction is not its last node's (C4.5's rule spreads a row over
-    branches): then :func:`_errors_at_alphas`. ``target``: a classifier's held-out labels
-    already coded as indices of ``est.classes_`` (-1: a class it does not know)."""
+    ``alphas`` of the weakest-link sequence of ``est``'s tree (risk ``loss``), as
+    :func:`prune_at_alpha` prunes: a row's prediction in a subtree is that of the first
+    node on its path that the subtree has made a leaf. None when some row's prediction is
+    not its last node's (C4.5's rule spreads a row over branches): then
+    :func:`_errors_at_alphas`. ``target``: a classifier's held-out labels already coded as
+    indices of ``est.classes_`` (-1: a class it does not know)."""
     tree = est.tree_
-    collapse = _collapse_alphas(tree, path)
-    indptr, indices = path_lengths_and_nodes(X_enc, tree.kernel_args(), tree.max_depth + 1)
+    t = tree.kernel_args()
     outputs = est._node_outputs()
-    last = indices[indptr[1:] - 1]
-    full = predict_tree(X_enc, tree.kernel_args(), tree.weighted_n_node_samples, outputs)
-    if not np.array_equal(outputs[last], full):
-        return None
+    if ((tree.missing_mode == FRACTIONAL) & (tree.kind != LEAF)).any():  # rows may spread
+        indptr, indices = path_lengths_and_nodes(X_enc, t, tree.max_depth + 1)
+        full = predict_tree(X_enc, t, tree.weighted_n_node_samples, outputs)
+        if not np.array_equal(outputs[indices[indptr[1:] - 1]], full):
+            return None
     thresholds = alphas + 1e-12 * np.maximum(1.0, alphas)
     w_va = np.asarray(w_va, dtype=np.float64)
     if est._is_regressor:
@@ -322,9 +322,10 @@ def _errors_along_path(est, path, alphas, X_enc, y_va, w_va, target=None):
             target = pd.Index(est.classes_).get_indexer(np.asarray(y_va, dtype=object))
         target = target.astype(np.float64)
         labels = est._majority(outputs).astype(np.int64)
-    mean, m2 = stop_node_moments(indptr, indices, collapse, thresholds, labels,
-                                 np.ascontiguousarray(outputs[:, 0]), target, w_va,
-                                 bool(est._is_regressor))
+    # The fold's pruning path, its nodes' collapse alphas and the rows' paths, in the kernel.
+    mean, m2 = held_out_moments(node_risk(est, tree, loss), t, X_enc, tree.max_depth + 1,
+                                thresholds, labels, np.ascontiguousarray(outputs[:, 0]),
+                                target, w_va, bool(est._is_regressor))
     return X_enc.shape[0], mean, m2
 
 
@@ -413,6 +414,14 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
     # (Valid by construction: the estimator's validated parameters, and these.)
     base = clone(est).set_params(pruning=None, ccp_alpha=0.0,
                                  n_jobs=1 if threads > 1 else est.n_jobs)
+    if est.splitter != "random" and est.max_features is None:
+        # Growth draws nothing: an integer seed spares each fold a generator (0.1 ms).
+        base.set_params(random_state=0)
+    if base.max_surrogate > 0 and not np.isnan(X_enc).any():
+        # With no missing value among the rows, surrogates route none of them: the folds'
+        # trees and held-out errors are the same without them, and are grown in one kernel
+        # call instead of node by node.
+        base.set_params(max_surrogate=0)
 
     n_classes = 0 if est._is_regressor else len(est.classes_)
     y_codes = None if est._is_regressor else pd.Index(est.classes_).get_indexer(y_arr)
@@ -439,13 +448,11 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
             labels, target = (classes, recode[y_codes[train]]), recode[y_codes[test]]
         fold._fit_encoded(est.schema_, X_box, y_arr[train], w_fit[train], bins=fold_bins,
                           labels=labels)
-        fold_path = weakest_link_path(fold, fold.tree_, loss)
         X_te = X_enc[test]
-        errors = _errors_along_path(fold, fold_path, eval_alpha, X_te, y_arr[test], w[test],
-                                    target)
+        errors = _errors_along_path(fold, loss, eval_alpha, X_te, y_arr[test], w[test], target)
         if errors is None:
-            errors = _errors_at_alphas(fold, fold_path, eval_alpha, X_te, y_arr[test],
-                                       w[test])
+            errors = _errors_at_alphas(fold, weakest_link_path(fold, fold.tree_, loss),
+                                       eval_alpha, X_te, y_arr[test], w[test])
         return errors
 
     splits = list(splitter.split(np.zeros(len(y_arr)), None if est._is_regressor else y_arr))

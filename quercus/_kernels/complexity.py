@@ -3,6 +3,7 @@
 import numpy as np
 from numba import njit
 
+from .predict import path_lengths_and_nodes, stop_node_moments
 from .splits import LEAF
 
 
@@ -123,3 +124,25 @@ def weakest_links(risk, kind, first_child, n_children):
 @njit(cache=True, nogil=True)
 def _g(risk, leaf_sum, n_leaves, v):
     return (risk[v] - leaf_sum[v]) / max(n_leaves[v] - 1, 1)
+
+
+@njit(cache=True, nogil=True)
+def held_out_moments(risk, t, X, max_len, thresholds, node_label, node_value, target, w,
+                     regression):
+    """The held-out loss's moments in each subtree of the weakest-link sequence of the tree
+    ``t`` (its routing arrays; node risks ``risk``), at each of ``thresholds``: see
+    :func:`quercus._kernels.predict.stop_node_moments`. One call for a cross-validation
+    fold's pruning path and scoring, for trees that route each row to one node."""
+    kind, first_child, n_children = t[0], t[4], t[5]
+    alphas, _, _, _, ptr, nodes = weakest_links(risk, kind, first_child, n_children)
+    # The alpha at which each node becomes a leaf (-inf: a leaf already).
+    collapse = np.full(kind.shape[0], np.inf)
+    for v in range(kind.shape[0]):
+        if kind[v] == LEAF:
+            collapse[v] = -np.inf
+    for s in range(1, alphas.shape[0]):
+        for j in range(ptr[s], ptr[s + 1]):
+            collapse[nodes[j]] = min(collapse[nodes[j]], alphas[s])
+    indptr, indices = path_lengths_and_nodes(X, t, max_len)
+    return stop_node_moments(indptr, indices, collapse, thresholds, node_label, node_value,
+                             target, w, regression)
