@@ -679,6 +679,37 @@ def test_cp_table_xerror_of_the_full_tree_and_of_the_root_by_hand():
     np.testing.assert_allclose(table["rel_error"], risks / risks[-1], atol=1e-12)
 
 
+@pytest.mark.parametrize("loss", ["impurity", "error"])
+def test_cp_table_xerror_is_each_fold_s_surrogate_tree_pruned_at_each_row_s_alpha(loss):
+    """Every row's xerror, counted here fold by fold: each fold's tree grown as a user
+    would grow it (with its surrogates), pruned at the row's evaluation alpha (the
+    geometric mean of the row's alpha interval) and scored on its held-out rows. The table
+    itself grows the folds without surrogates (no row has a missing value, so none routes
+    by them) and scores all alphas of a fold in one kernel call."""
+    from sklearn.model_selection import KFold
+    X, y = _random_classification(8, 90, 3, 3)
+    splitter = KFold(5, shuffle=True, random_state=0)
+    params = dict(pruning="cost_complexity", ccp_loss=loss)
+    table = CARTClassifier(cv=splitter, **params).fit(X, y).cp_table_
+    alphas = table["alpha"].to_numpy()
+    upper = np.append(alphas[1:], np.inf)
+    eval_alpha = np.sqrt(alphas * upper)
+    # An alpha of 0 evaluates the smallest subtree of the full tree's risk (steps of alpha 0
+    # pruned: a tiny alpha, as ccp_alpha=0 means no pruning at all); the last row, the
+    # root alone.
+    eval_alpha[eval_alpha == 0.0] = 1e-15
+    eval_alpha[-1] = alphas[-1] + 1.0
+    assert len(alphas) > 3
+    errors = np.zeros(len(alphas))
+    for train, test in splitter.split(X):
+        for i, a in enumerate(eval_alpha):
+            fold = CARTClassifier(ccp_alpha=a, **params).fit(X[train], y[train])
+            assert fold.tree_.sur_count.sum() > 0 or fold.tree_.node_count == 1
+            errors[i] += np.sum(fold.predict(X[test]) != y[test])
+    root_err = len(y) - max(np.sum(y == c) for c in np.unique(y))
+    np.testing.assert_allclose(table["xerror"], errors / root_err, rtol=1e-12)
+
+
 def test_cv_folds_grow_from_the_whole_data_s_encoding_without_encoding_again(monkeypatch):
     """The data is encoded once: each fold grows and is scored from its rows of the whole
     data's encoding, with the whole data's categories (rpart's folds keep the data's factor

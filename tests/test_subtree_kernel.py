@@ -237,3 +237,35 @@ def test_subtrees_are_capped_in_rows_and_the_cap_keeps_the_tree(monkeypatch):
     wide = est.fit(X, y).tree_
     monkeypatch.setattr(grower, "SUBTREE_MAX_ROWS", 2_048)
     _assert_same_tree(wide, est.fit(X, y).tree_)
+
+
+WHOLE = [c for c in CLASSIFIERS if c[0] in ("c45-missing", "ordered-learned", "id3-multiway",
+                                             "one-vs-rest-learned")]
+
+
+@pytest.mark.parametrize("name,make,data", WHOLE, ids=[c[0] for c in WHOLE])
+def test_a_tree_grown_wholly_by_the_kernel_is_its_tables_spliced_below_a_root(
+        monkeypatch, name, make, data):
+    """A fit small enough for one kernel call takes the tree straight from the kernel's
+    tables: array for array (values, types, cat_map) what splicing them below a lone root
+    of the builder gives."""
+    from quercus._kernels.subtree import VALUE
+    from quercus._tree import _FIELDS, _FLAT, TreeBuilder
+    X, y = data()
+    tables = []
+    real = grower._subtree
+    monkeypatch.setattr(grower, "_subtree",
+                        lambda *a: tables.append(real(*a)) or tables[-1])
+    monkeypatch.setattr(grower, "SUBTREE_MAX_SAMPLES", 10**9)
+    direct = make().set_params(pruning=None).fit(X, y).tree_
+    assert len(tables) == 1
+    ints, flts, count, cat_map = tables[0]
+    builder = TreeBuilder(flts.shape[1] - VALUE)
+    builder.add(1, 0)
+    grower._splice(builder, 0, ints.copy(), flts.copy(), count, cat_map)
+    spliced = builder.freeze()
+    assert direct.node_count == spliced.node_count > 3
+    for field in {**_FIELDS, **_FLAT}:
+        a, b = getattr(direct, field), getattr(spliced, field)
+        assert a.dtype == b.dtype and a.flags.c_contiguous, field
+        np.testing.assert_array_equal(a, b, err_msg=field)
