@@ -417,10 +417,11 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
     if est.splitter != "random" and est.max_features is None:
         # Growth draws nothing: an integer seed spares each fold a generator (0.1 ms).
         base.set_params(random_state=0)
-    if base.max_surrogate > 0 and not np.isnan(X_enc).any():
+    if base.max_surrogate > 0 and not np.isnan(np.sum(X_enc)):
         # With no missing value among the rows, surrogates route none of them: the folds'
         # trees and held-out errors are the same without them, and are grown in one kernel
-        # call instead of node by node.
+        # call instead of node by node. (A NaN makes the sum NaN, and summing holds no n x p
+        # mask; a sum overflowing to both infinities would only keep the surrogates.)
         base.set_params(max_surrogate=0)
 
     n_classes = 0 if est._is_regressor else len(est.classes_)
