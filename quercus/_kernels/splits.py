@@ -223,21 +223,16 @@ def _info_with_missing(branch_stats, miss, criterion):
 
 
 @njit(cache=True, nogil=True)
-def scan_ordered(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n, min_leaf_w,
-                 lo_t, hi_t):
-    """Best boundary of a cumulative scan over ``counts`` rows in their given order.
+def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mode, min_leaf_n,
+                 min_leaf_w, lo_t, hi_t):
+    """Best boundary of a cumulative scan over ``counts`` rows in their given order
+    (``total``, ``total_n``: their :func:`_totals`).
 
     Boundaries ``t`` in ``[lo_t, hi_t)`` put rows ``0..t`` left. Returns
     (best_t, miss_dir) with best_t = -1 when no boundary is valid, and
     best_t = nb - 1 for LEARNED's "every known value left, missing right" candidate.
     """
     nb, n_stats = counts.shape
-    total = np.zeros(n_stats)
-    total_n = np.int64(0)
-    for b in range(nb):
-        total_n += n[b]
-        for k in range(n_stats):
-            total[k] += counts[b, k]
     left = np.zeros(n_stats)
     learned = missing_mode == 2 and n_miss > 0
     best_t = np.int64(-1)
@@ -345,6 +340,19 @@ def _mass_impurity(left, w, total, sign, criterion):
 
 
 @njit(cache=True, nogil=True)
+def _totals(counts, n):
+    """The stats and the sample count of all ``counts`` rows: ``_prefix(counts, nb - 1)``,
+    summed in the same order (the same bits)."""
+    total = np.zeros(counts.shape[1])
+    total_n = np.int64(0)
+    for b in range(counts.shape[0]):
+        total_n += n[b]
+        for k in range(counts.shape[1]):
+            total[k] += counts[b, k]
+    return total, total_n
+
+
+@njit(cache=True, nogil=True)
 def _prefix(counts, upto):
     out = np.zeros(counts.shape[1])
     for b in range(upto + 1):
@@ -374,12 +382,13 @@ def best_split_numeric(bins, counts, n, lo, hi, miss, n_miss, criterion, missing
     if u >= 0.0 and nb >= 2:
         t, draw = draw_boundary(bins, nb, lo, hi, u)
         lo_t, hi_t = t, t + 1
-    t, d = scan_ordered(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n,
-                        min_leaf_w, lo_t, hi_t)
+    total, total_n = _totals(counts, n)
+    t, d = scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mode,
+                        min_leaf_n, min_leaf_w, lo_t, hi_t)
     if t < 0:
         return none
     left = _prefix(counts, t)
-    right = _prefix(counts, nb - 1) - left
+    right = total - left
     child, dec, info = _final_scores(left, right, miss, n_miss, d, criterion, missing_mode)
     if t == nb - 1:
         thr = np.inf  # known values all left, missing right
@@ -518,13 +527,14 @@ def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, m
     if u >= 0.0 and nb >= 2:
         lo_t = min(int(u * (nb - 1)), nb - 2)
         hi_t = lo_t + 1
-    t, d = scan_ordered(sc, sn, miss, n_miss, criterion, missing_mode, min_leaf_n,
-                        min_leaf_w, lo_t, hi_t)
+    total, total_n = _totals(sc, sn)
+    t, d = scan_ordered(sc, sn, total, total_n, miss, n_miss, criterion, missing_mode,
+                        min_leaf_n, min_leaf_w, lo_t, hi_t)
     if t < 0:
         return none
     # t == nb - 1 is LEARNED's "every known category left, the missing ones right".
     left = _prefix(sc, t)
-    right = _prefix(sc, nb - 1) - left
+    right = total - left
     child, dec, info = _final_scores(left, right, miss, n_miss, d, criterion, missing_mode)
     return (True, child, dec, info, t + 1, d)
 
@@ -555,10 +565,12 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
     kc = counts[:nk]
     kn = n[:nk]
     known_w = 0.0
-    for b in range(nk):
-        known_w += stats_weight(kc[b], criterion)
-    tot = known_w + stats_weight(miss, criterion)
-    rho = known_w / tot if tot > 0.0 else 0.0
+    rho = 1.0  # nothing missing: all of the weight is known (a searched node has some)
+    if n_miss > 0 or min_objects > 0.0:
+        for b in range(nk):
+            known_w += stats_weight(kc[b], criterion)
+        tot = known_w + stats_weight(miss, criterion)
+        rho = known_w / tot if tot > 0.0 else 0.0
     # C4.5 (J48): each side of a binary split holds at least 10% of the known weight per
     # class, bounded to [min_objects, 25]; a multiway split needs two big branches.
     min_w_bin = min_leaf_w
