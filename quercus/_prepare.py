@@ -498,10 +498,11 @@ def encode_target(y, n_samples):
         if len(kinds) > 1:
             raise ValueError(f"y mixes label types ({', '.join(sorted(kinds))}); labels "
                              f"must be all strings or all numbers.")
-    # scikit-learn's check (and its warnings) on numeric labels; string labels always are
-    # classes (the kinds check above: all strings), and the check costs 0.5 ms a fit.
+    # scikit-learn's check (and its warnings) on float and object labels; strings (the kinds
+    # check above: all strings), booleans and integers always are classes, and the check
+    # costs 0.5 ms a fit.
     strings = y.dtype == object and y.shape[0] > 0 and isinstance(y[0], str)
-    if not strings:
+    if not (strings or y.dtype.kind in "biuU"):
         check_classification_targets(y)
     try:
         order = np.argsort(distinct, kind="stable")
