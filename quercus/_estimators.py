@@ -417,9 +417,13 @@ class _BaseTree(BaseEstimator):
                                                 bool(self.subtree_raising), in_place=True)
         alpha = float(self.ccp_alpha)
         if self._cross_validates():
+            # The codes of the labels the tree grew on are every row's when no row was
+            # dropped (a zero weight).
+            codes = (None if self._is_regressor or len(y_enc) != len(all_weights[0])
+                     else y_enc)
             self.cp_table_ = _pruning.complexity_table(
                 self, tree, X_all, y, *all_weights, self.ccp_loss, self.cv,
-                check_random_state(self.random_state).randint(2**31), fold_bins)
+                check_random_state(self.random_state).randint(2**31), fold_bins, codes)
             row = _pruning.choose_row(self.cp_table_, self.cv_rule)
             self.ccp_alpha_ = float(self.cp_table_["alpha"].iloc[row])
             tree, more = _pruning.prune_to_row(self, tree, row, self.ccp_loss)

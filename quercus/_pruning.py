@@ -372,7 +372,8 @@ FOLD_THREADS_MIN_CELLS = 10_000
 REUSE_FOLD_BINS = True
 
 
-def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins=None):
+def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins=None,
+                     y_codes=None):
     """rpart's complexity table from k-fold cross-validation.
 
     ``X_enc`` is every training row encoded with the estimator's schema: each fold is
@@ -381,7 +382,8 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
     given, are every row's exact bins: a fold then grows on its rows of them
     (:meth:`quercus._binning.Bins.take_rows`: the same tree as binning its rows again).
     ``w_fit`` are the user's sample weights (the folds are refitted with the estimator's
-    own class weights), ``w`` the weights the errors are counted with.
+    own class weights), ``w`` the weights the errors are counted with. ``y_codes``: a
+    classifier's labels already coded as indices of ``est.classes_`` (None: coded here).
 
     Columns: alpha (scikit-learn's scale), cp (alpha relative to the root's risk, rpart's
     scale), n_splits, n_leaves, rel_error (training risk relative to the root as a leaf),
@@ -425,7 +427,10 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
         base.set_params(max_surrogate=0)
 
     n_classes = 0 if est._is_regressor else len(est.classes_)
-    y_codes = None if est._is_regressor else pd.Index(est.classes_).get_indexer(y_arr)
+    if est._is_regressor:
+        y_codes = None
+    elif y_codes is None:
+        y_codes = pd.Index(est.classes_).get_indexer(y_arr)
 
     def fold_labels(train):
         """The fold's classes (those among its rows, as encoding its labels gives) and
