@@ -14,7 +14,7 @@ import numba
 import numpy as np
 from scipy.stats import norm
 
-from ._kernels.complexity import held_out_moments, weakest_links
+from ._kernels.complexity import collapse_alphas, held_out_moments, weakest_links
 from ._kernels.pessimistic import added_errors_z, collapse_no_better, prune_pessimistic
 from ._kernels.predict import accumulate_node_stats, path_lengths_and_nodes, predict_tree
 from ._kernels.splits import FRACTIONAL, LEAF
@@ -306,7 +306,8 @@ def _errors_along_path(est, loss, alphas, X_enc, y_va, w_va, target=None):
     tree = est.tree_
     t = tree.kernel_args()
     outputs = est._node_outputs()
-    if ((tree.missing_mode == FRACTIONAL) & (tree.kind != LEAF)).any():  # rows may spread
+    if (((tree.missing_mode == FRACTIONAL) & (tree.kind != LEAF)).any()
+            and np.isnan(np.sum(X_enc))):  # a missing value may spread its row
         indptr, indices = path_lengths_and_nodes(X_enc, t, tree.max_depth + 1)
         full = predict_tree(X_enc, t, tree.weighted_n_node_samples, outputs)
         if not np.array_equal(outputs[indices[indptr[1:] - 1]], full):
@@ -329,23 +330,13 @@ def _errors_along_path(est, loss, alphas, X_enc, y_va, w_va, target=None):
     return X_enc.shape[0], mean, m2
 
 
-def _collapse_alphas(tree, path):
-    """The alpha at which each node becomes a leaf along ``path`` (-inf for leaves)."""
-    path_alphas, _, steps = path
-    collapse = np.full(tree.node_count, np.inf)
-    collapse[tree.kind == LEAF] = -np.inf
-    for a, nodes in zip(path_alphas[1:], steps[1:]):
-        for node in nodes:
-            collapse[node] = min(collapse[node], a)
-    return collapse
-
-
-def _errors_at_alphas(est, path, alphas, X_enc, y_va, w_va):
+def _errors_at_alphas(est, loss, alphas, X_enc, y_va, w_va):
     """:func:`_errors_along_path` for trees that spread rows (C4.5's rule), each alpha from
     one pass of the rows through the full tree with the subtree's
     pruned nodes marked as leaves: no pruned copy of the tree is built."""
     tree = est.tree_
-    collapse = _collapse_alphas(tree, path)
+    collapse = collapse_alphas(node_risk(est, tree, loss), tree.kind, tree.first_child,
+                               tree.n_children)
     outputs = est._node_outputs()
     t = list(tree.kernel_args())
     y_va = np.asarray(y_va)
@@ -416,9 +407,6 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
     # (Valid by construction: the estimator's validated parameters, and these.)
     base = clone(est).set_params(pruning=None, ccp_alpha=0.0,
                                  n_jobs=1 if threads > 1 else est.n_jobs)
-    if est.splitter != "random" and est.max_features is None:
-        # Growth draws nothing: an integer seed spares each fold a generator (0.1 ms).
-        base.set_params(random_state=0)
     if base.max_surrogate > 0 and not np.isnan(np.sum(X_enc)):
         # With no missing value among the rows, surrogates route none of them: the folds'
         # trees and held-out errors are the same without them, and are grown in one kernel
@@ -457,8 +445,7 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
         X_te = X_enc[test]
         errors = _errors_along_path(fold, loss, eval_alpha, X_te, y_arr[test], w[test], target)
         if errors is None:
-            errors = _errors_at_alphas(fold, weakest_link_path(fold, fold.tree_, loss),
-                                       eval_alpha, X_te, y_arr[test], w[test])
+            errors = _errors_at_alphas(fold, loss, eval_alpha, X_te, y_arr[test], w[test])
         return errors
 
     splits = list(splitter.split(np.zeros(len(y_arr)), None if est._is_regressor else y_arr))

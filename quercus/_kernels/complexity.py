@@ -133,9 +133,17 @@ def held_out_moments(risk, t, X, max_len, thresholds, node_label, node_value, ta
     ``t`` (its routing arrays; node risks ``risk``), at each of ``thresholds``: see
     :func:`quercus._kernels.predict.stop_node_moments`. One call for a cross-validation
     fold's pruning path and scoring, for trees that route each row to one node."""
-    kind, first_child, n_children = t[0], t[4], t[5]
+    indptr, indices = path_lengths_and_nodes(X, t, max_len)
+    return stop_node_moments(indptr, indices, collapse_alphas(risk, t[0], t[4], t[5]),
+                             thresholds, node_label, node_value, target, w, regression)
+
+
+@njit(cache=True, nogil=True)
+def collapse_alphas(risk, kind, first_child, n_children):
+    """The alpha at which each node becomes a leaf in the weakest-link sequence of node
+    risks ``risk`` (-inf: a leaf already; inf: never pruned, the root of a tree that
+    cannot shrink)."""
     alphas, _, _, _, ptr, nodes = weakest_links(risk, kind, first_child, n_children)
-    # The alpha at which each node becomes a leaf (-inf: a leaf already).
     collapse = np.full(kind.shape[0], np.inf)
     for v in range(kind.shape[0]):
         if kind[v] == LEAF:
@@ -143,6 +151,4 @@ def held_out_moments(risk, t, X, max_len, thresholds, node_label, node_value, ta
     for s in range(1, alphas.shape[0]):
         for j in range(ptr[s], ptr[s + 1]):
             collapse[nodes[j]] = min(collapse[nodes[j]], alphas[s])
-    indptr, indices = path_lengths_and_nodes(X, t, max_len)
-    return stop_node_moments(indptr, indices, collapse, thresholds, node_label, node_value,
-                             target, w, regression)
+    return collapse
