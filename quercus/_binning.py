@@ -129,8 +129,8 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
     for j in np.flatnonzero(is_cat):
         n_bins[j] = max(len(categories[j]), 1)
     numeric = np.flatnonzero(~is_cat)
-    # Codes start as narrow as the categories allow and widen (a copy, at most twice) when
-    # a numeric column has more bins.
+    # Codes start as narrow as the categories allow and widen (at most twice, copying the
+    # columns coded so far) when a numeric column has more bins.
     codes = np.empty((n, p), dtype=code_dtype(int(n_bins.max(initial=0))), order="F")
     # Exact bins need every distinct value: at most n per column, so the values go into a
     # buffer of that bound whose unwritten pages never become resident, shrunk in place at
@@ -142,6 +142,7 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
     # rows, measuring their bins' ranges on the way.
     track = np.zeros(p, dtype=np.bool_)
     edges = [np.zeros(0)] * p
+    written = []  # the columns coded so far (the others are coded after this loop)
     for j in range(p):
         offsets[j + 1] = offsets[j]
         if is_cat[j]:
@@ -153,33 +154,28 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
             n_bins[j] = len(sampled) + 1
             offsets[j + 1] += n_bins[j]
             continue
-        nan = np.isnan(col)
-        has_nan = nan.any()
-        uniq, inv, counts = np.unique(col[~nan] if has_nan else col, return_inverse=True,
-                                      return_counts=True)
+        uniq, inv = distinct_ranks(col)
         if max_bins is not None and uniq.size > max_bins:
+            counts = np.bincount(inv, minlength=uniq.size + 1)[:uniq.size]
             e = _quantile_edges(uniq, counts, max_bins)
             which = np.searchsorted(e, uniq, side="left")  # bins hold x <= edge
             lo, hi = _bin_ranges(uniq, which, len(e) + 1)
-            inv = which[inv]
+            inv = np.append(which, len(hi))[inv]  # (the missing code stays last)
+            del counts
         else:
             lo = hi = uniq
-        del counts
         n_bins[j] = len(hi)
         if n_bins[j] > np.iinfo(codes.dtype).max:
-            codes = codes.astype(code_dtype(n_bins[j]), order="F")
+            codes = _widened(codes, n_bins[j], written)
         if lazy and lo is hi and len(hi) > LAZY_MIN_VALUES:
             hi = lo = hi[:0]  # read from X_enc when a split needs them
         values[offsets[j]:offsets[j] + len(hi)] = hi
         if lo is not hi:
             lo_parts[j] = lo
         offsets[j + 1] += len(hi)
-        if has_nan:
-            codes[nan, j] = n_bins[j]
-            codes[~nan, j] = inv
-        else:
-            codes[:, j] = inv
-        del uniq, inv, nan
+        codes[:, j] = inv
+        written.append(j)
+        del uniq, inv
     # Keep only the written part (a mmapped buffer shrinks without a copy).
     values.resize(offsets[-1], refcheck=False)
     if track.any() or (is_cat.any() and n > 0):
@@ -200,6 +196,59 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
             lows[offsets[j]:offsets[j + 1]] = lo
     lazy_made = lazy_features(is_cat, n_bins, offsets).size > 0
     return Bins(codes, n_bins, lows, values, offsets, X_enc if lazy_made else None)
+
+
+def distinct_ranks(col):
+    """The distinct non-missing values of ``col``, ascending, and each row's rank among
+    them (int32; a missing value gets their count): ``np.unique(..., return_inverse=True)``
+    of the known values, in about half its memory (a sort order, the sorted values and the
+    ranks: 21 bytes a row against 45, 29 from a C-ordered matrix; at the end of binning this sits on top of the whole
+    code matrix) and a little faster.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> uniq, ranks = distinct_ranks(np.array([0.5, np.nan, 0.1, 0.5]))
+    >>> uniq.tolist(), ranks.tolist()
+    ([0.1, 0.5], [1, 2, 0, 1])
+    """
+    nan = np.isnan(col)
+    n_nan = int(np.count_nonzero(nan))
+    if n_nan:
+        # The bins hold no infinity (it is refused): missing values become +inf to sort
+        # last, and sorting NaNs themselves is 2-3 times slower.
+        col = np.where(nan, np.inf, col)
+    else:
+        # A column of a C-ordered matrix is copied: gathering the sorted values straight
+        # from rows a matrix width apart misses the cache at every read.
+        col = np.ascontiguousarray(col)
+    del nan
+    order = np.argsort(col)
+    known = col.size - n_nan
+    srt = col[order[:known]]
+    first = np.empty(known, dtype=bool)  # where a new value starts, in sorted order
+    first[:1] = True
+    np.not_equal(srt[1:], srt[:-1], out=first[1:])
+    uniq = srt[first]
+    del srt
+    in_order = np.empty(col.size, dtype=np.int32)
+    np.cumsum(first, dtype=np.int32, out=in_order[:known])
+    in_order[:known] -= 1
+    in_order[known:] = uniq.size
+    del first
+    ranks = np.empty(col.size, dtype=np.int32)
+    ranks[order] = in_order
+    return uniq, ranks
+
+
+def _widened(codes, max_code, written):
+    """``codes`` in a type holding ``max_code``, copying only the ``written`` columns: the
+    others' pages were never touched, so a widening costs the written columns' memory, not
+    a whole second matrix (at 75k x 50, uint16 to int32 held 22 MB where 15 are kept)."""
+    wider = np.empty(codes.shape, dtype=code_dtype(max_code), order="F")
+    for j in written:
+        wider[:, j] = codes[:, j]
+    return wider
 
 
 # Rows per parallel task of the coding pass (rows are read whole: C-ordered X streams).

@@ -15,7 +15,8 @@ from sklearn.datasets import make_classification, make_regression
 import quercus
 from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
                      ID3Classifier, export_dict)
-from quercus._binning import bin_features
+from quercus import _prepare
+from quercus._binning import bin_features, distinct_ranks
 from quercus._kernels.criteria import GINI, SQUARED_ERROR
 from quercus._kernels.histograms import (build_histograms, feature_histogram,
                                          subtract_histograms)
@@ -96,6 +97,58 @@ def test_exact_mode_with_many_values_uses_wide_codes():
     col = np.arange(70_000, dtype=float)
     assert _numeric(col, None).codes.dtype == np.int32
     assert _numeric(col, 255).codes.dtype == np.uint8
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_codes_keep_the_columns_coded_before_a_later_column_widens_them(order):
+    # Codes start as uint8 and widen at the column with 300 values, then at the one with
+    # 70,000: the columns coded before each widening must come through unchanged.
+    rng = np.random.default_rng(0)
+    n = 70_000
+    cols = [rng.integers(0, 5, n), rng.integers(0, 300, n), np.arange(n)[rng.permutation(n)],
+            rng.integers(0, 3, n)]
+    X = np.array(np.column_stack(cols), dtype=float, order=order)
+    X[rng.random(n) < 0.05, 0] = np.nan
+    b = bin_features(X, np.zeros(4, dtype=bool), [None] * 4, None)
+    assert b.codes.dtype == np.int32
+    for j in range(4):
+        known = ~np.isnan(X[:, j])
+        uniq, inv = np.unique(X[known, j], return_inverse=True)
+        assert b.n_bins[j] == uniq.size
+        assert np.array_equal(b.codes[known, j], inv)
+        assert np.all(b.codes[~known, j] == uniq.size)
+
+
+def test_distinct_ranks_is_numpy_unique_of_the_known_values_with_missing_last():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        n = int(rng.integers(0, 40))
+        col = np.round(rng.normal(size=n) * rng.integers(1, 5))
+        col[rng.random(n) < 0.25] = np.nan
+        known = ~np.isnan(col)
+        uniq, inv = np.unique(col[known], return_inverse=True)
+        got_uniq, ranks = distinct_ranks(col)
+        assert np.array_equal(got_uniq, uniq)
+        assert ranks.dtype == np.int32
+        assert np.array_equal(ranks[known], inv) and np.all(ranks[~known] == uniq.size)
+    # A strided column (of a C-ordered matrix) is ranked as a contiguous one.
+    X = rng.normal(size=(50, 3))
+    assert np.array_equal(distinct_ranks(X[:, 1])[1], distinct_ranks(X[:, 1].copy())[1])
+
+
+def test_a_value_the_no_copy_checks_meet_only_in_their_last_block_is_still_refused():
+    # The float64 fast path checks the matrix in blocks of rows: infinity and an all-NaN
+    # column must be found in the last block too.
+    n = (1 << 18) // 3 + 7  # just over one block of 3 columns
+    X = np.zeros((n, 3))
+    X[-1, 2] = np.inf
+    with pytest.raises(ValueError, match=r"inf in column 'x2' \(row %d\)" % (n - 1)):
+        CARTClassifier().fit(X, np.arange(n) % 2)
+    X[-1, 2] = 0.0
+    X[:, 1] = np.nan
+    assert _prepare._checked_float_matrix(X) is None  # the column-by-column path decides
+    X[-1, 1] = 1.0
+    assert _prepare._checked_float_matrix(X) is X
 
 
 def _mixed_frame(n, levels, seed=0):
