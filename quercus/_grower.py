@@ -264,6 +264,8 @@ def grow(data, cfg, rng, validation=None):
     layout = histogram_layout(data, cfg)
     hist0 = node_histograms(data, layout, idx0, w0)
     stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
+    # The stack holds the root's arrays only until the root is split (16 bytes a row).
+    del idx0, w0, hist0
     log = []  # pre-pruning decisions
     deferred = []  # small nodes whose subtrees the kernel grows once the top is done
     while stack:
@@ -364,18 +366,23 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     # Biggest first, so that no thread is left with a big one at the end; spliced in that
     # order as they finish (on any number of threads: the tree's node order is the same),
     # so that the tables of finished subtrees do not pile up before they are copied.
-    order = sorted(range(len(deferred)), key=lambda i: -deferred[i][1].size)
-    deferred = [deferred[i] for i in order]
+    # (Sorted in place, stably: the caller's list must not keep the items either.)
+    deferred.sort(key=lambda item: -item[1].size)
     threads = numba.get_num_threads()
     work = sum(item[1].size for item in deferred) * data.codes.shape[1]
+    # A node's rows and weights are let go once its subtree is spliced (together 16 bytes
+    # a training row until the last subtree is grown).
     if threads > 1 and len(deferred) > 1 and work >= PARALLEL_MIN_CELLS:
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(threads) as pool:
-            for item, result in zip(deferred, pool.map(one, deferred)):
-                _splice(tree, item[0], *result)
+            for i, result in enumerate(pool.map(one, deferred)):
+                node, deferred[i] = deferred[i][0], None
+                _splice(tree, node, *result)
     else:
-        for item in deferred:
+        for i in range(len(deferred)):
+            item, deferred[i] = deferred[i], None
             _splice(tree, item[0], *one(item))
+            del item
 
 
 def _subtree_layout(data, cfg):

@@ -239,6 +239,32 @@ def test_subtrees_are_capped_in_rows_and_the_cap_keeps_the_tree(monkeypatch):
     _assert_same_tree(wide, est.fit(X, y).tree_)
 
 
+@pytest.mark.parametrize("make", [
+    lambda: CARTClassifier(max_bins=None, max_surrogate=0),
+    lambda: C45Classifier(max_bins=None, pruning=None),  # multiway on the categories
+    lambda: CARTRegressor(max_bins=None, max_surrogate=0),
+], ids=["cart", "c45-multiway", "regressor"])
+def test_presorted_orders_split_in_place_grow_the_python_grower_s_tree(monkeypatch, make):
+    # 6,000 distinct values against subtrees of at most 512 rows: the kernel presorts the
+    # numeric columns and splits their orders in place, into two children or, on the
+    # categorical column, into four.
+    monkeypatch.setattr(grower, "SUBTREE_MAX_ROWS", 512)
+    rng = np.random.default_rng(11)
+    n = 6_000
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                      "c": pd.Categorical(rng.choice(list("pqrs"), n)),
+                      "d": rng.normal(size=n)})
+    y = (X["a"] + X["b"] * X["d"] + (X["c"] == "q") + rng.normal(scale=0.5, size=n) > 0.5)
+    y = y.astype(float) if "Regressor" in type(make()).__name__ else y.astype(int)
+    python = _with_limit(monkeypatch, -1, make(), X, y)
+    kernel = _with_limit(monkeypatch, 0, make(), X, y)
+    # (The kernel presorts a column of more than 4 x rows + 256 values.)
+    assert 4 * grower.subtree_limit(n, 2) + 256 < n
+    assert kernel.node_count > 200 and (kernel.n_children > 2).any() == ("C45" in
+                                                                        type(make()).__name__)
+    _assert_same_tree(python, kernel)
+
+
 WHOLE = [c for c in CLASSIFIERS if c[0] in ("c45-missing", "ordered-learned", "id3-multiway",
                                              "one-vs-rest-learned")]
 

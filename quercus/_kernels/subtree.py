@@ -131,9 +131,14 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     if dense_features.shape[0] > 0 and m0 >= hist_min_samples:
         hist0, hist_n0 = build_histograms(codes, dense_features, hist_offsets, idx0,
                                           w0, y, y2, n_stats, stat_crit)
-    stack = [(0, idx0, w0, stats0, used0, srt0, hist0, hist_n0)]
+    # Every node's presorted orders are its columns of srt0 (start .. start + m): a split
+    # reorders them in place into its children's, which take the same columns in child
+    # order (as the scatter lays out their samples). Tables copied per child would hold
+    # the whole table twice at the first split (13 MB a subtree at 32k rows x 50).
+    buf = np.empty(m0 if n_ps > 0 else 0, dtype=np.int32)
+    stack = [(0, idx0, w0, stats0, used0, np.int64(0), hist0, hist_n0)]
     while len(stack) > 0:
-        slot, idx, wi, stats, used, srt, hist, hist_n = stack.pop()
+        slot, idx, wi, stats, used, start, hist, hist_n = stack.pop()
         m = idx.shape[0]
         weight = 0.0
         for i in range(m):
@@ -182,7 +187,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 bins, counts, n = compact_histogram(hist[hist_offsets[f]:hist_offsets[f + 1]],
                                                     hist_n[hist_offsets[f]:hist_offsets[f + 1]])
             elif slot_of[f] >= 0:
-                bins, counts, n = sorted_histogram(codes[:, f], srt[slot_of[f]], idx, wi, y,
+                order = srt0[slot_of[f], start:start + m]
+                bins, counts, n = sorted_histogram(codes[:, f], order, idx, wi, y,
                                                    y2, n_stats, criterion)
             else:
                 bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2,
@@ -204,7 +210,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         threshold = thr[best]
         if k == NUMERIC and np.isnan(threshold):
             if slot_of[f] >= 0:
-                threshold = _presorted_threshold(codes[:, f], idx, srt[slot_of[f]],
+                order = srt0[slot_of[f], start:start + m]
+                threshold = _presorted_threshold(codes[:, f], idx, order,
                                                  split_bin[best], xv, x_row_stride,
                                                  x_col_stride, x_rows, f)
             else:
@@ -266,7 +273,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         if k == MULTIWAY:
             child_used = used.copy()
             child_used[f] = True
-        child_srt = _split_sorted(srt, branch, n_children)
+        _split_sorted(srt0, start, buf, branch, n_children)
         # The children's histograms: the smaller child's from its samples, the larger's by
         # subtraction (not where C4.5 spread a sample into both: counts would not add up).
         c_weight = np.zeros(n_children)
@@ -307,7 +314,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 if c < 2:
                     h, hn = c_hist[c], c_hist_n[c]
                 stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
-                              child_stats[c].copy(), child_used, child_srt[c], h, hn))
+                              child_stats[c].copy(), child_used, start + s, h, hn))
             else:
                 # An empty branch (or one of zero weight) predicts as its parent.
                 for v in range(n_out):
@@ -342,39 +349,40 @@ def _presorted_threshold(codes_f, idx, order, split_bin, xv, x_row_stride, x_col
 
 
 @njit(cache=True, nogil=True)
-def _split_sorted(srt, branch, n_children):
-    """Each presorted feature's order split stably into the children's (every sample goes
-    to exactly one child): a table per child, as positions in the child."""
+def _split_sorted(srt, start, buf, branch, n_children):
+    """Each presorted feature's order of a node (columns ``start .. start + m`` of
+    ``srt``) split stably, in place, into its children's (every sample goes to exactly
+    one child): child ``c`` takes the columns after those of children ``0 .. c - 1``, as
+    positions in the child. ``buf``: scratch of at least ``m`` positions."""
     m = branch.shape[0]
-    count = np.zeros(n_children, dtype=np.int64)
+    count = np.zeros(n_children + 1, dtype=np.int64)
     child_pos = np.empty(m, dtype=np.int32)
     for i in range(m):
-        child_pos[i] = count[branch[i]]
-        count[branch[i]] += 1
-    # One table per child, written in place: a child keeps its own (no copy of a slice),
-    # and the parent's goes as soon as the children's are made.
-    out = [np.empty((srt.shape[0], count[c]), dtype=np.int32) for c in range(n_children)]
-    if n_children == 2:  # the common case, without a list look-up per element
-        left, right = out[0], out[1]
-        for s in range(srt.shape[0]):
-            n_left = 0
-            n_right = 0
-            for k in range(m):
-                i = srt[s, k]
-                if branch[i] == 0:
-                    left[s, n_left] = child_pos[i]
-                    n_left += 1
-                else:
-                    right[s, n_right] = child_pos[i]
-                    n_right += 1
-        return out
+        child_pos[i] = count[branch[i] + 1]
+        count[branch[i] + 1] += 1
+    for c in range(n_children):  # count[c]: the first column of child c, from start
+        count[c + 1] += count[c]
     ptr = np.empty(n_children, dtype=np.int64)
     for s in range(srt.shape[0]):
-        for c in range(n_children):
-            ptr[c] = 0
+        row = srt[s, start:start + m]
         for k in range(m):
-            i = srt[s, k]
+            buf[k] = row[k]
+        if n_children == 2:  # the common case, without a look-up per element
+            n_left = np.int64(0)
+            n_right = count[1]
+            for k in range(m):
+                i = buf[k]
+                if branch[i] == 0:
+                    row[n_left] = child_pos[i]
+                    n_left += 1
+                else:
+                    row[n_right] = child_pos[i]
+                    n_right += 1
+            continue
+        for c in range(n_children):
+            ptr[c] = count[c]
+        for k in range(m):
+            i = buf[k]
             b = branch[i]
-            out[b][s, ptr[b]] = child_pos[i]
+            row[ptr[b]] = child_pos[i]
             ptr[b] += 1
-    return out
