@@ -202,8 +202,8 @@ def distinct_ranks(col):
     """The distinct non-missing values of ``col``, ascending, and each row's rank among
     them (int32; a missing value gets their count): ``np.unique(..., return_inverse=True)``
     of the known values, in about half its memory (a sort order, the sorted values and the
-    ranks: 21 bytes a row against 45, 29 from a C-ordered matrix; at the end of binning this sits on top of the whole
-    code matrix) and a little faster.
+    ranks: 21 bytes a row against 45, or 29 for a column of a C-ordered matrix; at the end
+    of binning this sits on top of the whole code matrix) and a little faster.
 
     Examples
     --------
