@@ -166,7 +166,7 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
             lo = hi = uniq
         n_bins[j] = len(hi)
         if n_bins[j] > np.iinfo(codes.dtype).max:
-            codes = _widened(codes, n_bins[j], written)
+            codes = widen_codes(codes, n_bins[j], written)
         if lazy and lo is hi and len(hi) > LAZY_MIN_VALUES:
             hi = lo = hi[:0]  # read from X_enc when a split needs them
         values[offsets[j]:offsets[j] + len(hi)] = hi
@@ -241,10 +241,20 @@ def distinct_ranks(col):
     return uniq, ranks
 
 
-def _widened(codes, max_code, written):
+def widen_codes(codes, max_code, written):
     """``codes`` in a type holding ``max_code``, copying only the ``written`` columns: the
     others' pages were never touched, so a widening costs the written columns' memory, not
-    a whole second matrix (at 75k x 50, uint16 to int32 held 22 MB where 15 are kept)."""
+    a whole second matrix (at 75k x 50, uint16 to int32 held 22 MB where 15 are kept).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.zeros((3, 2), dtype=np.uint8, order="F")
+    >>> codes[:, 0] = [1, 2, 3]
+    >>> wide = widen_codes(codes, 300, [0])
+    >>> wide.dtype.name, wide[:, 0].tolist()
+    ('uint16', [1, 2, 3])
+    """
     wider = np.empty(codes.shape, dtype=code_dtype(max_code), order="F")
     for j in written:
         wider[:, j] = codes[:, j]

@@ -6,6 +6,8 @@ weights at that node: under C4.5's rule a sample missing the split attribute goe
 branch with a share of its weight, so siblings can hold the same sample.
 """
 
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -370,19 +372,14 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     deferred.sort(key=lambda item: -item[1].size)
     threads = numba.get_num_threads()
     work = sum(item[1].size for item in deferred) * data.codes.shape[1]
-    # A node's rows and weights are let go once its subtree is spliced (together 16 bytes
-    # a training row until the last subtree is grown).
-    if threads > 1 and len(deferred) > 1 and work >= PARALLEL_MIN_CELLS:
-        from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(threads) as pool:
-            for i, result in enumerate(pool.map(one, deferred)):
-                node, deferred[i] = deferred[i][0], None
-                _splice(tree, node, *result)
-    else:
-        for i in range(len(deferred)):
-            item, deferred[i] = deferred[i], None
-            _splice(tree, item[0], *one(item))
-            del item
+    parallel = threads > 1 and len(deferred) > 1 and work >= PARALLEL_MIN_CELLS
+    with ThreadPoolExecutor(threads) if parallel else nullcontext() as pool:
+        results = pool.map(one, deferred) if parallel else map(one, deferred)
+        for i, result in enumerate(results):
+            # A node's rows and weights go once its subtree is spliced (together 16 bytes a
+            # training row until the last subtree is grown).
+            node, deferred[i] = deferred[i][0], None
+            _splice(tree, node, *result)
 
 
 def _subtree_layout(data, cfg):

@@ -14,7 +14,7 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from ._binning import Bins, bin_features, can_read_values, code_dtype
+from ._binning import Bins, bin_features, can_read_values, widen_codes
 
 _NUMERIC_KINDS = {"integer", "floating", "mixed-integer-float", "decimal"}
 
@@ -330,6 +330,7 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
     codes = np.empty((n, p), dtype=np.uint8, order="F")  # widened as categories need
     n_bins = np.zeros(p, dtype=np.int64)
     categories = []
+    written = []  # the categorical columns coded so far
     k = 0  # the next numeric column of X_num
     for j, col in enumerate(cols):
         if not mask[j]:
@@ -340,15 +341,16 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
         cat_codes, cats = _fit_categories(col, names[j])
         n_bins[j] = max(len(cats), 1)
         if n_bins[j] > np.iinfo(codes.dtype).max:
-            codes = codes.astype(code_dtype(n_bins[j]), order="F")
+            codes = widen_codes(codes, n_bins[j], written)
         codes[:, j] = np.where(cat_codes < 0, n_bins[j], cat_codes)  # missing: n_bins
+        written.append(j)
         categories.append(cats)
         del cat_codes
     num = bin_features(X_num, np.zeros(numeric.size, dtype=bool), [None] * numeric.size,
                        max_bins)
     del X_num
     if np.iinfo(num.codes.dtype).max > np.iinfo(codes.dtype).max:
-        codes = codes.astype(num.codes.dtype, order="F")
+        codes = widen_codes(codes, np.iinfo(num.codes.dtype).max, written)
     offsets = np.zeros(p + 1, dtype=np.int64)
     for i, j in enumerate(numeric):
         codes[:, j] = num.codes[:, i]
