@@ -454,7 +454,17 @@ class _BaseTree(BaseEstimator):
         total = value.sum(axis=1, keepdims=True)
         return np.divide(value, total, out=np.zeros_like(value), where=total > 0)
 
+    def _spreads_rows(self):
+        """Whether a row can end in several nodes (C4.5's fractional missing values)."""
+        t = self.tree_
+        return bool(np.any((t.kind != LEAF) & (t.missing_mode == FRACTIONAL)))
+
     def _predict_outputs(self, X):
+        check_is_fitted(self, "tree_")
+        if not self._spreads_rows():
+            # Every row ends in one node: the node's output, taken from apply's kernel,
+            # which routes several rows at once.
+            return self._node_outputs()[self.apply(X)]
         X_enc = self._encode(X, any_order=True)
         t = self.tree_
         with numba_threads(self.n_jobs):
@@ -723,8 +733,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         ['yes', 'no', 'no']
         """
         check_is_fitted(self, "tree_")
-        t = self.tree_
-        if not np.any((t.kind != LEAF) & (t.missing_mode == FRACTIONAL)):
+        if not self._spreads_rows():
             # Every row ends in one node (none is spread over branches): its class is that
             # node's, decided once per node rather than once per row.
             return self.classes_[self._majority(self._node_outputs())[self.apply(X)]]

@@ -87,12 +87,27 @@ def test_apply_agrees_with_a_slow_python_walk(seed, n, p_missing, cls):
     X_new.loc[X_new.index[:3], "c"] = "z"  # a category unseen at fit time
     for data in (X, X_new):
         np.testing.assert_array_equal(est.apply(data), slow_walk(est, data))
-        # predict_proba routes with the other kernel: a row ends in the node apply names
-        # unless C4.5 spread it (its probabilities then mix several leaves).
+        # A tree that spreads rows (C4.5) predicts with the other kernel: a row ends in the
+        # node apply names unless it was spread (its probabilities then mix several leaves).
         nodes = est.apply(data)
         kept = est.tree_.kind[nodes] == LEAF
         np.testing.assert_allclose(est.predict_proba(data)[kept],
                                    est._node_outputs()[nodes[kept]], atol=1e-12)
+
+
+def test_apply_over_several_parallel_chunks_agrees_with_a_slow_python_walk():
+    # 10,000 rows are three of the routing kernel's chunks, each routed a few rows at a time
+    # with a lane taking the next row as soon as its own stops: at a leaf, at a category
+    # unseen at fit time, or where C4.5 spreads a missing value.
+    X, y = frame(3, 600, 0.2)
+    X_new, _ = frame(4, 10_000, 0.2)
+    unseen = np.random.default_rng(4).random(len(X_new)) < 0.05
+    X_new.loc[unseen, "c"] = "z"
+    for est in (C45Classifier().fit(X, y), CARTClassifier().fit(X, y),
+                CARTClassifier(missing_strategy="surrogate").fit(X, y)):
+        nodes = est.apply(X_new)
+        np.testing.assert_array_equal(nodes, slow_walk(est, X_new))
+        assert (est.tree_.kind[nodes] != LEAF).any() == isinstance(est, C45Classifier)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -12,7 +12,7 @@ from .splits import CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY,
 # Rows per parallel task of the routing kernels: large enough to amortise a task's scratch
 # stack, small enough to balance the threads.
 CHUNK = 4096
-# Rows routed together by the apply kernel (see _apply_rows).
+# Rows routed together by the apply kernel (see _apply_rows): 4 and 16 were slower here.
 LANES = 8
 
 STOP = -1    # the sample stops at this node (a category unseen at fit time)
@@ -155,6 +155,10 @@ def route_table(t):
     rt[:, 1] = np.select([kind == NUMERIC, kind == LEAF],
                          [feature, LEAF_CODE], CAT_CODE - feature)
     rt[:, 2] = first_child
+    # A leaf routes to itself: no value is above +inf, and NaN compares false.
+    leaf = kind == LEAF
+    rt[leaf, 0] = np.inf
+    rt[leaf, 2] = np.flatnonzero(leaf)
     return rt
 
 
@@ -181,56 +185,76 @@ def _apply_rows(X, t, rt, start, stop, out):
     (kind, feature, threshold, category, first_child, n_children, missing_mode,
      missing_child, cat_map_start, cat_map, sur_start, sur_count, sur_feature, sur_kind,
      sur_threshold, sur_category, sur_flip) = t
-    # Rows go down in groups of LANES, one step each in turn: their memory reads overlap
-    # instead of waiting one after another (a row's next node depends on its last read).
+    # LANES rows go down together, one step each in turn, so that their memory reads
+    # overlap instead of waiting one after another (a row's next node depends on its last
+    # read). A lane whose row reaches its leaf takes the next row at once. A leaf routes to
+    # itself (see route_table), so a numeric step has no branch on the kind of node: its
+    # branches are a leaf reached (about one step in the tree's depth) and, rarely taken
+    # on numeric data, a categorical split or a missing value. The general router is
+    # called only for a missing value or a category without a branch (passing it the
+    # tree's arrays costs ~5x a step).
     node = np.zeros(LANES, dtype=np.int64)
-    for g in range(start, stop, LANES):
-        lanes = min(LANES, stop - g)
-        for r in range(lanes):
-            node[r] = 0
-        active = lanes
-        while active > 0:
-            active = 0
-            for r in range(lanes):
-                v_node = node[r]
-                if v_node < 0:
-                    continue
-                f = rt[v_node, 1]
-                if f >= 0.0:
-                    v = X[g + r, np.int64(f)]
-                    if not np.isnan(v):
-                        node[r] = np.int64(rt[v_node, 2]) + (1 if v > rt[v_node, 0] else 0)
-                        active += 1
-                        continue
-                elif f == LEAF_CODE:
-                    out[g + r] = v_node
-                    node[r] = -1
-                    continue
-                else:  # a categorical split (CAT_CODE - its feature)
-                    v = X[g + r, np.int64(CAT_CODE - f)]
-                    c = rt[v_node, 0]
-                    if c >= 0.0 and not np.isnan(v):  # a == c
-                        node[r] = np.int64(rt[v_node, 2]) + (0 if v == c else 1)
-                        active += 1
-                        continue
-                    if c < 0.0 and v >= 0.0:  # a subset split, a category seen at fit time
-                        node[r] = (np.int64(rt[v_node, 2])
-                                   + cat_map[np.int64(-1.0 - c) + np.int64(v)])
-                        active += 1
-                        continue
-                    if np.isnan(c) and v >= 0.0 and v < n_children[v_node]:  # multiway
-                        node[r] = np.int64(rt[v_node, 2]) + np.int64(v)
-                        active += 1
-                        continue
-                nxt = _route(X[g + r], v_node, kind, feature, threshold, category,
-                             first_child, n_children, missing_mode, missing_child,
-                             cat_map_start, cat_map, sur_start, sur_count, sur_feature,
-                             sur_kind, sur_threshold, sur_category, sur_flip)
-                if nxt < 0:
-                    out[g + r] = v_node
-                    node[r] = -1
-                    continue
-                node[r] = nxt
+    row = np.empty(LANES, dtype=np.int64)
+    live = np.zeros(LANES, dtype=np.bool_)
+    nxt_row = start
+    active = 0
+    for r in range(LANES):
+        row[r] = min(nxt_row, stop - 1)
+        if nxt_row < stop:
+            live[r] = True
+            nxt_row += 1
+            active += 1
+    while active > 0:
+        for r in range(LANES):
+            nd = node[r]
+            i = row[r]
+            code = rt[nd, 1]
+            # A numeric split's feature; a categorical split's (CAT_CODE - code); column 0
+            # for a leaf, whose step ignores the value.
+            f = np.int64(code) if code >= 0.0 else max(np.int64(CAT_CODE - code), 0)
+            v = X[i, f]
+            nn = np.int64(rt[nd, 2]) + (1 if v > rt[nd, 0] else 0)
+            if code < -1.5 or (code >= 0.0 and np.isnan(v)):
+                nn = SLOW
+                c = rt[nd, 0]
+                if code < -1.5 and not np.isnan(v):
+                    if c >= 0.0:  # a == c (an unseen category, -1, goes right)
+                        nn = np.int64(rt[nd, 2]) + (0 if v == c else 1)
+                    elif c < 0.0 and v >= 0.0:  # a subset split, a category seen at fit
+                        nn = np.int64(rt[nd, 2]) + cat_map[np.int64(-1.0 - c) + np.int64(v)]
+                    elif np.isnan(c) and v >= 0.0 and v < n_children[nd]:  # multiway
+                        nn = np.int64(rt[nd, 2]) + np.int64(v)
+                if nn == SLOW:  # a missing value, or a category without a branch
+                    nn = _route(X[i], nd, kind, feature, threshold, category, first_child,
+                                n_children, missing_mode, missing_child, cat_map_start,
+                                cat_map, sur_start, sur_count, sur_feature, sur_kind,
+                                sur_threshold, sur_category, sur_flip)
+                if nn < 0:  # it stops here: an unseen category, or spread (C4.5)
+                    nn = nd
+                    if live[r]:
+                        out[i] = nd
+                        live[r] = False
+                        active -= 1
+            elif nn == nd:  # a leaf
+                if live[r]:
+                    out[i] = nd
+                    if nxt_row < stop:
+                        row[r] = nxt_row
+                        nxt_row += 1
+                        nn = 0
+                    else:
+                        live[r] = False
+                        active -= 1
+            node[r] = nn
+        if active == 0:
+            break
+        # A lane that stopped early restarts on the next row too.
+        for r in range(LANES):
+            if not live[r] and nxt_row < stop:
+                row[r] = nxt_row
+                nxt_row += 1
+                node[r] = 0
+                live[r] = True
                 active += 1
 
 
