@@ -440,14 +440,15 @@ def encode(X, schema, any_order=False):
     """Encode new X with a fitted schema (same columns, same order). A float64 matrix of
     finite or missing numbers is read as it is: in row order, or in any order with
     ``any_order`` (the routing kernels reorder it block by block)."""
-    names, cols = _columns(X)
-    if len(cols) != schema.n_features:
-        raise ValueError(f"X has {len(cols)} features, but the tree was fitted with "
+    if X.shape[1] != schema.n_features:
+        raise ValueError(f"X has {X.shape[1]} features, but the tree was fitted with "
                          f"{schema.n_features} features.")
     arr = None if schema.is_categorical.any() else _float_view(X)
     if arr is not None and _no_inf(arr):
-        # Numbers only, finite or NaN: read as they are.
+        # Numbers only, finite or NaN: read as they are (a DataFrame's float64 block
+        # without splitting it into columns, a sixth of a 25k x 50 prediction).
         return arr if any_order and arr.flags.f_contiguous else np.ascontiguousarray(arr)
+    _, cols = _columns(X)
     n = len(cols[0])
     # Column by column: in column order when the caller takes any order (each column is
     # then written contiguously).
