@@ -187,12 +187,12 @@ def _apply_rows(X, t, rt, start, stop, out):
      sur_threshold, sur_category, sur_flip) = t
     # LANES rows go down together, one step each in turn, so that their memory reads
     # overlap instead of waiting one after another (a row's next node depends on its last
-    # read). A lane whose row reaches its leaf takes the next row at once. A leaf routes to
-    # itself (see route_table), so a numeric step has no branch on the kind of node: its
-    # branches are a leaf reached (about one step in the tree's depth) and, rarely taken
-    # on numeric data, a categorical split or a missing value. The general router is
-    # called only for a missing value or a category without a branch (passing it the
-    # tree's arrays costs ~5x a step).
+    # read). A lane whose row ends (at its leaf, or early) takes the next row at once. A
+    # leaf routes to itself (see route_table), so a numeric step has no branch on the kind
+    # of node: its branches are a row's end (about one step in the tree's depth) and,
+    # rarely taken on numeric data, a categorical split or a missing value. The general
+    # router is called only for a missing value or a category without a branch (passing
+    # it the tree's arrays costs ~5x a step).
     node = np.zeros(LANES, dtype=np.int64)
     row = np.empty(LANES, dtype=np.int64)
     live = np.zeros(LANES, dtype=np.bool_)
@@ -231,11 +231,7 @@ def _apply_rows(X, t, rt, start, stop, out):
                                 sur_threshold, sur_category, sur_flip)
                 if nn < 0:  # it stops here: an unseen category, or spread (C4.5)
                     nn = nd
-                    if live[r]:
-                        out[i] = nd
-                        live[r] = False
-                        active -= 1
-            elif nn == nd:  # a leaf
+            if nn == nd:  # the row ends here (a leaf routes to itself): the next one
                 if live[r]:
                     out[i] = nd
                     if nxt_row < stop:
@@ -246,16 +242,6 @@ def _apply_rows(X, t, rt, start, stop, out):
                         live[r] = False
                         active -= 1
             node[r] = nn
-        if active == 0:
-            break
-        # A lane that stopped early restarts on the next row too.
-        for r in range(LANES):
-            if not live[r] and nxt_row < stop:
-                row[r] = nxt_row
-                nxt_row += 1
-                node[r] = 0
-                live[r] = True
-                active += 1
 
 
 def predict_tree(X, t, weighted_n, node_out):
