@@ -6,8 +6,6 @@ weights at that node: under C4.5's rule a sample missing the split attribute goe
 branch with a share of its weight, so siblings can hold the same sample.
 """
 
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -27,7 +25,7 @@ from ._kernels.subtree import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CH
                                THRESHOLD, VALUE, WEIGHT, grow_subtree)
 from ._kernels.surrogates import all_surrogates
 from ._kernels.selection import choose_split
-from ._threads import over_features
+from ._threads import in_order, over_features
 from ._tree import TreeArrays, TreeBuilder
 
 CRITERION_CODES = {"entropy": ENTROPY, "gain_ratio": ENTROPY, "gini": GINI,
@@ -55,6 +53,16 @@ SUBTREES_PER_THREAD = 4
 # values than its rows) take 8 bytes a row and attribute at its root while it splits, on
 # every thread at once (750k x 50 exact: 25-150 MB less at the peak, no slower).
 SUBTREE_MAX_ROWS = 32_768
+# A numeric feature whose node histogram would take more than this many bytes (its dense
+# stats and counts) is scored slice by slice (``stream_numeric``): the same split, while a
+# thread's scratch stays this size instead of growing with the distinct values (24 MB a
+# thread at the root of a 750k-row exact fit).
+STREAM_BYTES = 2 << 20
+
+
+def stream_width(n_stats):
+    """Bins per slice of the streamed split search (see ``STREAM_BYTES``)."""
+    return max(STREAM_BYTES // (8 * (n_stats + 1)), 256)
 
 
 def subtree_limit(n_samples, threads):
@@ -265,6 +273,7 @@ def grow(data, cfg, rng, validation=None):
         val0 = (np.arange(validation.X.shape[0]), validation.w.astype(np.float64))
     layout = histogram_layout(data, cfg)
     hist0 = node_histograms(data, layout, idx0, w0)
+    max_bins = int(data.n_bins.max()) if p else 0
     stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
     # The stack holds the root's arrays only until the root is split (16 bytes a row).
     del idx0, w0, hist0
@@ -308,13 +317,19 @@ def grow(data, cfg, rng, validation=None):
                 cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms)
         else:
             hargs = _hist_args(data, layout, hist)
+            # None unless some feature may stream here: a fit that never streams does not
+            # compile that path.
+            stream = stream_width(data.n_stats)
+            if not (max_bins + 1 > stream and 4 * m + 256 >= stream):
+                stream = None
 
             def search(pos):
                 return search_features(
                     data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi,
                     data.bin_offsets, features[pos], idx, wi, data.y, data.y2, data.n_stats,
                     cfg.criterion, cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf,
-                    cfg.min_weight_leaf, uniforms[pos], float(cfg.min_objects), *hargs)
+                    cfg.min_weight_leaf, uniforms[pos], float(cfg.min_objects), *hargs,
+                    stream)
 
             found, kind, _, dec, info, split_bin, thr, miss_dir, rho = over_features(
                 search, features.size, threads_for(m * features.size))
@@ -329,7 +344,11 @@ def grow(data, cfg, rng, validation=None):
         if k == NUMERIC and np.isnan(threshold):
             threshold = data.threshold_of(f, idx, int(split_bin[best]))
         mark = (tree.count, len(stack), {k_: len(v) for k_, v in tree.flat.items()})
-        _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, int(split_bin[best]),
+        # The node's rows are handed over, so that the split can drop them once they are
+        # in its children's (at the root of a big fit, 16 bytes a row less at its peak).
+        rows = [idx, wi]
+        del idx, wi
+        _split_node(data, cfg, tree, stack, node, rows, used, f, k, int(split_bin[best]),
                     threshold, int(miss_dir[best]), float(rho[best]), depth, val,
                     validation, (layout, hist))
         if val is not None:
@@ -373,13 +392,12 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     threads = numba.get_num_threads()
     work = sum(item[1].size for item in deferred) * data.codes.shape[1]
     parallel = threads > 1 and len(deferred) > 1 and work >= PARALLEL_MIN_CELLS
-    with ThreadPoolExecutor(threads) if parallel else nullcontext() as pool:
-        results = pool.map(one, deferred) if parallel else map(one, deferred)
-        for i, result in enumerate(results):
-            # A node's rows and weights go once its subtree is spliced (together 16 bytes a
-            # training row until the last subtree is grown).
-            node, deferred[i] = deferred[i][0], None
-            _splice(tree, node, *result)
+    results = in_order(lambda i: one(deferred[i]), len(deferred), threads if parallel else 1)
+    for i, result in enumerate(results):
+        # A node's rows and weights go once its subtree is spliced (together 16 bytes a
+        # training row until the last subtree is grown).
+        node, deferred[i] = deferred[i][0], None
+        _splice(tree, node, *result)
 
 
 def _subtree_layout(data, cfg):
@@ -614,8 +632,13 @@ def _stats(data, idx, wi):
     return np.bincount(data.y[idx].astype(np.int64), weights=wi, minlength=data.n_stats)
 
 
-def _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, split_bin, thr, miss_dir,
+def _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, thr, miss_dir,
                 rho, depth, val=None, validation=None, hists=(None, None)):
+    """Split ``node`` and push its children on ``stack``. ``rows`` is the list [samples,
+    weights] of the node, emptied here: the caller keeps no reference to them, so they go
+    as soon as the children have theirs."""
+    idx, wi = rows
+    rows.clear()
     nbf = int(data.n_bins[f])
     n_children = nbf if k == MULTIWAY else 2
     cat_map = np.zeros(1, dtype=np.int64)
@@ -623,7 +646,11 @@ def _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, split_bin, th
         cat_map = _subset_map(data, cfg, idx, wi, f, split_bin)
     branch = route(data.codes[:, f], idx, k, split_bin, cat_map, nbf)
     missing = branch < 0
-    known_w = np.bincount(branch[~missing], weights=wi[~missing], minlength=n_children)
+    any_missing = bool(missing.any())
+    # (Without a missing value, no masked copies of the node's branches and weights: at
+    # the root of a big fit they were 16 bytes a row on top of the split's own arrays.)
+    known_w = (np.bincount(branch[~missing], weights=wi[~missing], minlength=n_children)
+               if any_missing else np.bincount(branch, weights=wi, minlength=n_children))
     # The heavier branch; of two equal ones the right, as scikit-learn sends missing values
     # at a node that saw none (missing_go_to_left = n_left > n_right).
     if n_children > 2:
@@ -644,16 +671,17 @@ def _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, split_bin, th
     if cfg.missing_mode == SURROGATE and k != MULTIWAY:
         n_sur = _add_surrogates(data, cfg, tree, idx, wi, branch, f)
         tree["sur_count"][node] = n_sur
-        if missing.any():
+        if any_missing:
             branch[missing] = route_by_surrogates(
                 data, node_surrogates(tree.flat, int(tree["sur_start"][node]), n_sur),
                 idx[missing], missing_child)
-    elif cfg.missing_mode != FRACTIONAL and missing.any():
+    elif cfg.missing_mode != FRACTIONAL and any_missing:
         branch[missing] = missing_child
     tree["missing_child"][node] = missing_child
     child_idx, child_w, offsets, child_stats, child_n = scatter(
         idx, wi, branch, n_children, shares, data.y, data.y2, data.n_stats,
         criterion_for_stats(data))
+    del branch, missing, idx, wi
     first = tree.add(n_children, depth + 1)
     tree["kind"][node] = k
     tree["feature"][node] = f
@@ -680,7 +708,7 @@ def _split_node(data, cfg, tree, stack, node, idx, wi, used, f, k, split_bin, th
         shares = _validation_shares(tree, node, validation.X[val[0]], val[1])
         child_val = [(val[0][shares[:, c] > 0], shares[shares[:, c] > 0, c])
                      for c in range(n_children)]
-    spread = cfg.missing_mode == FRACTIONAL and missing.any()
+    spread = cfg.missing_mode == FRACTIONAL and any_missing
     child_hist = _children_histograms(data, cfg, hists, child_idx, child_w, offsets,
                                       child_stats, depth, spread)
     # Push in reverse so the first child is grown first (depth-first, deterministic).

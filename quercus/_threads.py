@@ -69,3 +69,66 @@ def over_features(run, n, threads):
             out[c] = part[k]
         merged.append(out)
     return tuple(merged)
+
+
+def in_order(run, n, threads):
+    """Yield ``run(i)`` for ``i`` in ``range(n)``, in that order, computed on the calling
+    thread and ``threads - 1`` workers of the shared pool, each taking the next ``i`` as it
+    gets free. The calling thread takes part (and the pool's threads are reused) so that
+    memory the allocator keeps for these threads from earlier work serves this work too.
+
+    Examples
+    --------
+    >>> list(in_order(lambda i: i * i, 5, 2))
+    [0, 1, 4, 9, 16]
+    """
+    if threads <= 1 or n <= 1:
+        for i in range(n):
+            yield run(i)
+        return
+    cond = threading.Condition()
+    state = {"next": 0}
+    results = {}
+
+    def take():
+        with cond:
+            i = state["next"]
+            state["next"] += 1
+            return i
+
+    def work(i):
+        try:
+            r = (True, run(i))
+        except BaseException as exc:  # handed to the caller in order
+            r = (False, exc)
+        with cond:
+            results[i] = r
+            cond.notify_all()
+
+    def worker():
+        while (i := take()) < n:
+            work(i)
+
+    futures = [_executor(threads - 1).submit(worker) for _ in range(threads - 1)]
+    try:
+        for out in range(n):
+            while True:
+                with cond:
+                    if out in results:
+                        ok, r = results.pop(out)
+                        break
+                i = take()
+                if i < n:
+                    work(i)
+                    continue
+                with cond:
+                    while out not in results:
+                        cond.wait()
+            if not ok:
+                raise r
+            yield r
+    finally:
+        with cond:  # no new item starts; the ones running finish
+            state["next"] = n
+        for f in futures:
+            f.result()

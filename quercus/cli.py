@@ -60,6 +60,14 @@ def _warmup(args):
         C45Classifier(max_bins=max_bins).fit(X, X[:, 0] > 0)
     CARTClassifier(max_surrogate=0, pruning="cost_complexity", cv=3).fit(X[:2000],
                                                                          X[:2000, 0] > 0)
+    # The streamed split search of big exact nodes, made to run here by narrow slices.
+    from . import _grower
+    wide = _grower.STREAM_BYTES
+    try:
+        _grower.STREAM_BYTES = 1 << 14
+        CARTClassifier(max_bins=None).fit(X, X[:, 0] > 0)
+    finally:
+        _grower.STREAM_BYTES = wide
     print(f"quercus kernels ready ({time.perf_counter() - t0:.1f} s)")
     return 0
 

@@ -370,6 +370,41 @@ def test_over_features_merges_chunks_in_feature_order(threads):
     assert sorted(sum(seen, [])) == list(range(7)) and len(seen) == min(threads, 7)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_in_order_yields_results_in_item_order_and_runs_on_the_calling_thread(threads):
+    import threading
+    import time
+    from quercus._threads import in_order
+    who = {}
+
+    def run(i):
+        time.sleep(0.02 if i % 3 == 0 else 0.001)  # uneven items finish out of order
+        who[i] = threading.get_ident()
+        return i * i
+
+    assert list(in_order(run, 9, threads)) == [i * i for i in range(9)]
+    assert sorted(who) == list(range(9))  # each item run once
+    assert threading.get_ident() in who.values()
+    if threads > 1:
+        assert len(set(who.values())) > 1
+
+
+def test_in_order_raises_a_failed_item_in_its_turn_and_stays_usable():
+    from quercus._threads import in_order
+
+    def run(i):
+        if i == 3:
+            raise ValueError("item 3")
+        return i
+
+    got = []
+    with pytest.raises(ValueError, match="item 3"):
+        for r in in_order(run, 8, 2):
+            got.append(r)
+    assert got == [0, 1, 2]
+    assert list(in_order(lambda i: -i, 4, 2)) == [0, -1, -2, -3]
+
+
 def test_over_features_works_in_a_forked_child():
     # The pool is process-wide; a forked child must not inherit its (absent) threads.
     import multiprocessing

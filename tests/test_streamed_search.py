@@ -1,0 +1,125 @@
+"""The streamed split search (``stream_numeric``: a numeric feature scored a slice of bins
+at a time) gives the whole histogram's split to the bit, for every criterion and missing
+mode it serves, and the grower's trees do not change when it is used."""
+
+import numpy as np
+import pytest
+
+from quercus import C45Classifier, CARTClassifier, CARTRegressor, export_dict
+from quercus import _grower
+from quercus._kernels.criteria import ENTROPY, GINI, POISSON, SQUARED_ERROR
+from quercus._kernels.splits import (CAT_ONE_VS_REST, FRACTIONAL, LEARNED, SURROGATE,
+                                     search_node)
+
+
+def _problem(seed, n, n_features, criterion, missing):
+    """Rank codes of mostly distinct values (some ties), a missing bin when asked, and the
+    node's rows: a random subset in increasing order, with non-integer weights."""
+    rng = np.random.default_rng(seed)
+    values = np.round(rng.normal(size=(n, n_features)), 2)
+    if missing:
+        values[rng.random(values.shape) < 0.1] = np.nan
+    codes = np.empty(values.shape, dtype=np.int32, order="F")
+    n_bins = np.empty(n_features, dtype=np.int64)
+    tables = []
+    for f in range(n_features):
+        known = np.unique(values[~np.isnan(values[:, f]), f])
+        n_bins[f] = known.size
+        col = np.searchsorted(known, values[:, f])
+        col[np.isnan(values[:, f])] = known.size
+        codes[:, f] = col
+        tables.append(known)
+    offsets = np.concatenate([[0], np.cumsum(n_bins)]).astype(np.int64)
+    bin_values = np.concatenate(tables)
+    idx = np.sort(rng.choice(n, size=int(n * 0.8), replace=False)).astype(np.int64)
+    w = rng.uniform(0.5, 2.0, size=idx.size)
+    if criterion in (ENTROPY, GINI):
+        y = rng.integers(0, 3, size=n).astype(np.float64)
+        y2, n_stats = y, 3
+    else:
+        y = rng.gamma(2.0, 3.0, size=n)
+        y2 = y * y if criterion == SQUARED_ERROR else y * np.log(y)
+        n_stats = 3
+    return codes, n_bins, bin_values, offsets, idx, w, y, y2, n_stats
+
+
+def _search(problem, criterion, missing_mode, msl, mlw, min_objects, stream_bins):
+    codes, n_bins, bin_values, offsets, idx, w, y, y2, n_stats = problem
+    features = np.arange(codes.shape[1], dtype=np.int64)
+    return search_node(codes, n_bins, None, bin_values, bin_values, offsets, features, idx, w,
+                       y, y2, n_stats, criterion, CAT_ONE_VS_REST, missing_mode, msl, mlw,
+                       np.full(features.size, -1.0), min_objects, stream_bins)
+
+
+CASES = [  # criterion, missing mode, missing values, min_samples_leaf, min weight, min_objects
+    (GINI, LEARNED, False, 1, 0.0, 0.0),
+    (ENTROPY, FRACTIONAL, True, 1, 0.0, 2.0),     # C4.5: rho, minimum cases, split info
+    (GINI, SURROGATE, True, 5, 3.0, 0.0),
+    (SQUARED_ERROR, LEARNED, False, 3, 0.0, 0.0),
+    (SQUARED_ERROR, SURROGATE, True, 1, 0.0, 0.0),
+    (ENTROPY, FRACTIONAL, False, 40, 0.0, 0.0),   # few or no valid boundaries
+]
+
+
+@pytest.mark.parametrize("criterion, mode, missing, msl, mlw, min_objects", CASES)
+@pytest.mark.parametrize("stream_bins", [7, 64, 250])
+def test_streamed_search_equals_the_whole_histogram_to_the_bit(criterion, mode, missing, msl,
+                                                               mlw, min_objects, stream_bins):
+    problem = _problem(stream_bins + msl, 600, 4, criterion, missing)
+    assert problem[1].max() + 1 > stream_bins  # every feature streams at 7 and 64, some at 250
+    whole = _search(problem, criterion, mode, msl, mlw, min_objects, None)
+    streamed = _search(problem, criterion, mode, msl, mlw, min_objects, stream_bins)
+    names = ["found", "kind", "child", "decrease", "split_info", "split_bin", "threshold",
+             "miss_dir", "rho"]
+    for name, a, b in zip(names, whole, streamed):
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    assert whole[0].any()
+
+
+def test_streamed_search_leaves_the_missing_values_learned_placement_to_the_histogram():
+    # LEARNED with missing values places them: the streamed scan hands the feature back.
+    problem = _problem(3, 500, 3, GINI, True)
+    whole = _search(problem, GINI, LEARNED, 1, 0.0, 0.0, None)
+    streamed = _search(problem, GINI, LEARNED, 1, 0.0, 0.0, 16)
+    for a, b in zip(whole, streamed):
+        np.testing.assert_array_equal(a, b)
+    assert (whole[7] >= 0).any()  # some missing values were placed
+
+
+def test_streamed_search_is_not_used_for_poisson_or_a_random_threshold():
+    problem = _problem(4, 400, 3, POISSON, False)
+    for uniforms in (-1.0, 0.5):
+        codes, n_bins, bin_values, offsets, idx, w, y, y2, n_stats = problem
+        feats = np.arange(3, dtype=np.int64)
+        args = (codes, n_bins, None, bin_values, bin_values, offsets, feats, idx, w, y, y2,
+                n_stats, POISSON if uniforms < 0 else SQUARED_ERROR, CAT_ONE_VS_REST,
+                LEARNED, 1, 0.0, np.full(3, uniforms), 0.0)
+        whole, streamed = search_node(*args, None), search_node(*args, 8)
+        for a, b in zip(whole, streamed):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: CARTClassifier(max_surrogate=0, max_bins=None, random_state=0),
+    lambda: CARTClassifier(max_bins=None, random_state=0),            # surrogates: Python grower
+    lambda: C45Classifier(max_bins=None),
+    lambda: CARTRegressor(max_surrogate=0, max_bins=None, random_state=0),
+])
+def test_trees_grown_with_the_streamed_search_are_the_same(monkeypatch, make):
+    rng = np.random.default_rng(7)
+    X = np.round(rng.normal(size=(3000, 5)), 3)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    est = make()
+    noise = rng.normal(size=3000)
+    y = (np.nan_to_num(X[:, 1]) * 3 + noise if est._is_regressor
+         else (np.nan_to_num(X[:, 0]) + noise > 0).astype(int))
+    # Small subtrees only, so that the big nodes go through the Python grower's search.
+    monkeypatch.setattr(_grower, "SUBTREE_MAX_ROWS", 64)
+    whole = export_dict(make().fit(X, y))
+    calls = []
+    real = _grower.stream_width
+    monkeypatch.setattr(_grower, "stream_width", lambda n_stats: calls.append(1) or 50)
+    streamed = export_dict(make().fit(X, y))
+    assert calls, "the grower did not reach the streamed search"
+    assert streamed == whole
+    assert real(2) * 8 * 3 <= _grower.STREAM_BYTES
