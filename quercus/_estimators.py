@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _prepare
 from ._binning import bin_features
-from ._memory import check_fit_memory
+from ._memory import check_fit_memory, trimmed_after
 from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, criterion_code, grow
 from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree
 from ._kernels.splits import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, FRACTIONAL, LEAF
@@ -113,6 +113,10 @@ class _BaseTree(BaseEstimator):
     def _fit(self, X, y, sample_weight, eval_set=None):
         self._validate_params()
         X = _prepare.as_2d(X, min_samples=2)
+        with trimmed_after(X.shape[0] * X.shape[1]):
+            return self._fit_2d(X, y, sample_weight, eval_set)
+
+    def _fit_2d(self, X, y, sample_weight, eval_set):
         validate_data(self, X, reset=True, skip_check_array=True)
         check_fit_memory(X, self.max_bins, lazy=self._lazy_ok())
         if self._reads_only_bins(eval_set):

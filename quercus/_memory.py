@@ -1,5 +1,8 @@
 """Fail early, with an estimate, when a fit cannot fit in memory (instead of being killed)."""
 
+import contextlib
+import ctypes
+import ctypes.util
 import os
 
 from ._prepare import is_float_matrix
@@ -51,3 +54,57 @@ def check_fit_memory(X, max_bins, lazy=False):
         f"Fitting X of shape {X.shape} needs about {need / gib:.1f} GiB ({detail}), more "
         f"than the {free / gib:.1f} GiB available: fit on fewer rows or columns, pass X as "
         f"a float64 array (read without a copy), or keep max_bins <= 255 (1-byte codes).")
+
+
+# Fits of at least this many cells hand the memory they freed back to the system at the end.
+TRIM_MIN_CELLS = 5_000_000
+_libc = None
+
+
+def _glibc():
+    """The C library when it is glibc (it has ``malloc_trim``), else False."""
+    global _libc
+    if _libc is None:
+        try:
+            lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            _libc = lib if hasattr(lib, "malloc_trim") else False
+        except OSError:
+            _libc = False
+    return _libc
+
+
+def release_free_memory():
+    """Return the memory the C allocator keeps after frees to the system (glibc's
+    ``malloc_trim``; nothing elsewhere). Returns whether it could.
+
+    A big fit frees tens of MB in blocks its threads' allocator arenas then keep for
+    reuse by the same threads; the next fit in the process, or the caller, would only get
+    part of it back. (Dask's workers trim the same way.)
+
+    Examples
+    --------
+    >>> release_free_memory() in (True, False)
+    True
+    """
+    lib = _glibc()
+    if not lib:
+        return False
+    lib.malloc_trim(0)
+    return True
+
+
+@contextlib.contextmanager
+def trimmed_after(cells):
+    """Run the block, then :func:`release_free_memory` when ``cells`` (the fit's n x p) is
+    at least ``TRIM_MIN_CELLS``, however the block ends.
+
+    Examples
+    --------
+    >>> with trimmed_after(10):
+    ...     pass
+    """
+    try:
+        yield
+    finally:
+        if cells >= TRIM_MIN_CELLS:
+            release_free_memory()
