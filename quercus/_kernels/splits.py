@@ -287,26 +287,37 @@ def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, 
     """The hot loop of :func:`scan_ordered` without missing values to place (Gini,
     entropy, squared error): branch weights kept as scalars and each child's impurity in
     one pass over its stats. ``left`` holds rows ``0..lo_t - 1`` on entry."""
-    n_stats = counts.shape[1]
     regression = criterion > GINI
     total_w = stats_weight(total, criterion)
     left_w = stats_weight(left, criterion)
     best_t = np.int64(-1)
     best_child = np.inf
     for t in range(lo_t, hi_t):
-        left_n += n[t]
-        for k in range(n_stats):
-            left[k] += counts[t, k]
-        left_w = left[0] if regression else left_w + _row_weight(counts, t)
-        right_w = total_w - left_w
-        if (left_n < min_leaf_n or total_n - left_n < min_leaf_n or left_w < min_leaf_w
-                or right_w < min_leaf_w or left_w <= 0.0 or right_w <= 0.0):
-            continue
-        child = (_mass_impurity(left, left_w, total, 1.0, criterion)
-                 + _mass_impurity(left, right_w, total, -1.0, criterion)) / total_w
+        left_n, left_w, child = _add_row_and_score(
+            counts, t, n[t], left, left_n, left_w, total, total_n, total_w, regression,
+            criterion, min_leaf_n, min_leaf_w)
         if lower(child, best_child):
             best_t, best_child = t, child
     return best_t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_row_and_score(counts, t, n_t, left, left_n, left_w, total, total_n, total_w,
+                       regression, criterion, min_leaf_n, min_leaf_w):
+    """One step of a cumulative scan: row ``t`` of ``counts`` (``n_t`` samples) joins the
+    left branch (``left`` in place). Returns the new (left_n, left_w) and the children's
+    impurity of the boundary after it, inf when a branch is too small or weightless."""
+    left_n += n_t
+    for k in range(left.shape[0]):
+        left[k] += counts[t, k]
+    left_w = left[0] if regression else left_w + _row_weight(counts, t)
+    right_w = total_w - left_w
+    if (left_n < min_leaf_n or total_n - left_n < min_leaf_n or left_w < min_leaf_w
+            or right_w < min_leaf_w or left_w <= 0.0 or right_w <= 0.0):
+        return left_n, left_w, np.inf
+    child = (_mass_impurity(left, left_w, total, 1.0, criterion)
+             + _mass_impurity(left, right_w, total, -1.0, criterion)) / total_w
+    return left_n, left_w, child
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -553,6 +564,25 @@ def node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, hist, h
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion, min_leaf_w,
+                                  min_objects):
+    """(rho, least weight of a binary split's branch) of a feature at a node whose known
+    values weigh ``known_w`` (read only when something is missing or ``min_objects > 0``).
+    rho is 1 with nothing missing: all of the weight is known (a searched node has some).
+    C4.5 (J48): each side of a binary split holds at least 10% of the known weight per
+    class, bounded to [min_objects, 25]; a multiway split needs two big branches."""
+    rho = 1.0
+    if n_miss > 0 or min_objects > 0.0:
+        tot = known_w + stats_weight(miss, criterion)
+        rho = known_w / tot if tot > 0.0 else 0.0
+    min_w_bin = min_leaf_w
+    if min_objects > 0.0:
+        bound = min(max(0.1 * known_w / max(n_stats, 1), min_objects), 25.0)
+        min_w_bin = max(min_leaf_w, bound)
+    return rho, at_least(min_w_bin)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f, n_stats,
                     criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, u,
                     min_objects):
@@ -565,19 +595,11 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
     kc = counts[:nk]
     kn = n[:nk]
     known_w = 0.0
-    rho = 1.0  # nothing missing: all of the weight is known (a searched node has some)
     if n_miss > 0 or min_objects > 0.0:
         for b in range(nk):
             known_w += stats_weight(kc[b], criterion)
-        tot = known_w + stats_weight(miss, criterion)
-        rho = known_w / tot if tot > 0.0 else 0.0
-    # C4.5 (J48): each side of a binary split holds at least 10% of the known weight per
-    # class, bounded to [min_objects, 25]; a multiway split needs two big branches.
-    min_w_bin = min_leaf_w
-    if min_objects > 0.0:
-        bound = min(max(0.1 * known_w / max(n_stats, 1), min_objects), 25.0)
-        min_w_bin = max(min_leaf_w, bound)
-    min_w_bin = at_least(min_w_bin)
+    rho, min_w_bin = _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion,
+                                                   min_leaf_w, min_objects)
     # ``is_cat is None`` (no categorical feature) is decided at compile time: numba prunes the
     # categorical branch, and a numeric fit never compiles the categorical scorers (~7 s).
     if is_cat is None or not is_cat[f]:
@@ -667,15 +689,8 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
             known_w += stats_weight(dense[b], criterion)
     if missing_mode == LEARNED and n_miss > 0:
         return False, False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), 1.0
-    rho = 1.0
-    if n_miss > 0 or min_objects > 0.0:
-        tot = known_w + stats_weight(miss, criterion)
-        rho = known_w / tot if tot > 0.0 else 0.0
-    min_w_bin = min_leaf_w
-    if min_objects > 0.0:
-        bound = min(max(0.1 * known_w / max(n_stats, 1), min_objects), 25.0)
-        min_w_bin = max(min_leaf_w, bound)
-    min_w_bin = at_least(min_w_bin)
+    rho, min_w_bin = _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion,
+                                                   min_leaf_w, min_objects)
     if nk < 2:
         return True, False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
     # The scan of _scan_known, its rows read slice by slice; the left stats at the best
@@ -702,16 +717,9 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
             if t >= nk - 1:
                 break
             t += 1
-            left_n += dense_n[b]
-            for k in range(n_stats):
-                left[k] += dense[b, k]
-            left_w = left[0] if regression else left_w + _row_weight(dense, b)
-            right_w = total_w - left_w
-            if (left_n < min_leaf_n or total_n - left_n < min_leaf_n or left_w < min_w_bin
-                    or right_w < min_w_bin or left_w <= 0.0 or right_w <= 0.0):
-                continue
-            child = (_mass_impurity(left, left_w, total, 1.0, criterion)
-                     + _mass_impurity(left, right_w, total, -1.0, criterion)) / total_w
+            left_n, left_w, child = _add_row_and_score(
+                dense, b, dense_n[b], left, left_n, left_w, total, total_n, total_w,
+                regression, criterion, min_leaf_n, min_w_bin)
             if lower(child, best_child):
                 best_child = child
                 best_code = c0 + b
