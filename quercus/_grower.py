@@ -273,7 +273,11 @@ def grow(data, cfg, rng, validation=None):
         val0 = (np.arange(validation.X.shape[0]), validation.w.astype(np.float64))
     layout = histogram_layout(data, cfg)
     hist0 = node_histograms(data, layout, idx0, w0)
-    max_bins = int(data.n_bins.max()) if p else 0
+    # The streamed split search's slice width, or None when no feature has more bins
+    # (then that path of the search is not even compiled).
+    stream = stream_width(data.n_stats)
+    if not (p and int(data.n_bins.max()) + 1 > stream):
+        stream = None
     stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
     # The stack holds the root's arrays only until the root is split (16 bytes a row).
     del idx0, w0, hist0
@@ -317,11 +321,6 @@ def grow(data, cfg, rng, validation=None):
                 cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms)
         else:
             hargs = _hist_args(data, layout, hist)
-            # None unless some feature may stream here: a fit that never streams does not
-            # compile that path.
-            stream = stream_width(data.n_stats)
-            if not (max_bins + 1 > stream and 4 * m + 256 >= stream):
-                stream = None
 
             def search(pos):
                 return search_features(

@@ -109,7 +109,8 @@ def in_order(run, n, threads):
         while (i := take()) < n:
             work(i)
 
-    futures = [_executor(threads - 1).submit(worker) for _ in range(threads - 1)]
+    pool = _executor(threads - 1)
+    futures = [pool.submit(worker) for _ in range(threads - 1)]
     try:
         for out in range(n):
             while True:

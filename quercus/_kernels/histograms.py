@@ -58,6 +58,23 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
 
 
 @njit(cache=True, nogil=True)
+def slice_histogram(codes_f, idx, wi, y, y2, c0, dense, dense_n, criterion):
+    """Dense histogram of the codes ``c0 .. c0 + len(dense_n) - 1`` over the samples
+    ``idx``, into ``dense`` / ``dense_n`` (cleared first): each bin summed in sample order,
+    as :func:`feature_histogram`'s dense pass does (``splits.stream_numeric`` scores a
+    feature slice by slice from it)."""
+    width = dense_n.shape[0]
+    dense[:] = 0.0
+    dense_n[:] = 0
+    for i in range(idx.shape[0]):
+        s = idx[i]
+        b = np.int64(codes_f[s]) - c0
+        if 0 <= b < width:
+            _accumulate(dense, b, y[s], y2[s], wi[i], criterion)
+            dense_n[b] += 1
+
+
+@njit(cache=True, nogil=True)
 def sorted_positions(codes_f, idx):
     """Positions ``0..m-1`` of the samples ``idx`` ordered by code, ties in position order.
 

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from .criteria import GINI, POISSON, SQUARED_ERROR, impurity, split_scores, stats_weight
-from .histograms import _accumulate, compact_histogram, feature_histogram
+from .histograms import compact_histogram, feature_histogram, slice_histogram
 
 _LOG2 = np.log(2.0)
 
@@ -635,21 +635,6 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
 
 
 @njit(cache=True, nogil=True)
-def _chunk_histogram(codes_f, idx, wi, y, y2, c0, dense, dense_n, criterion):
-    """Dense histogram of the codes ``c0 .. c0 + len(dense_n) - 1`` over the samples
-    ``idx``: each bin summed in sample order, as ``feature_histogram``'s dense pass does."""
-    width = dense_n.shape[0]
-    dense[:] = 0.0
-    dense_n[:] = 0
-    for i in range(idx.shape[0]):
-        s = idx[i]
-        b = np.int64(codes_f[s]) - c0
-        if 0 <= b < width:
-            _accumulate(dense, b, y[s], y2[s], wi[i], criterion)
-            dense_n[b] += 1
-
-
-@njit(cache=True, nogil=True)
 def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, missing_mode,
                    min_leaf_n, min_leaf_w, min_objects, width):
     """:func:`score_histogram` of a numeric feature with ``nbf`` bins (its missing bin
@@ -673,7 +658,7 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
     known_w = 0.0
     nk = 0
     for c0 in range(0, nbf + 1, width):
-        _chunk_histogram(codes_f, idx, wi, y, y2, c0, dense, dense_n, criterion)
+        slice_histogram(codes_f, idx, wi, y, y2, c0, dense, dense_n, criterion)
         for b in range(min(width, nbf + 1 - c0)):
             if dense_n[b] == 0:
                 continue
@@ -708,7 +693,7 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
     for c0 in range(0, nbf, width):
         if t >= nk - 1 and (best_code < 0 or next_code >= 0):
             break
-        _chunk_histogram(codes_f, idx, wi, y, y2, c0, dense, dense_n, criterion)
+        slice_histogram(codes_f, idx, wi, y, y2, c0, dense, dense_n, criterion)
         for b in range(min(width, nbf - c0)):
             if dense_n[b] == 0:
                 continue
