@@ -126,8 +126,8 @@ class _BaseTree(BaseEstimator):
                                                        self.max_bins, lazy=self._lazy_ok())
             return self._fit_encoded(schema, [None], y, sample_weight, eval_set, bins=bins)
         schema, X_enc = _prepare.fit_schema_and_encode(X, self.categorical_features)
-        # The caller's own float64 matrix outlives the fit: long continuous columns need no
-        # value table, their thresholds are read from it (an encoded copy is not kept).
+        # Long continuous columns need no value table: their thresholds are read from the
+        # float64 matrix (the caller's own, or the encoded copy, held for the fit).
         source = (_prepare.readable_source(X, X_enc)
                   if self._lazy_ok() and not schema.is_categorical.any() else None)
         lazy = source is not None
@@ -209,7 +209,7 @@ class _BaseTree(BaseEstimator):
         # weight is exactly the same as removing the row (and an integer weight k the same as
         # k copies of it). classes_ and the schema still come from all rows; the class
         # tie-break order (first appearance) from the rows kept.
-        all_rows = positive.all()
+        all_rows = bool(positive.all())
         if not all_rows:  # (indexing copies X: only when a row goes)
             y_enc, w = y_enc[positive], w[positive]
             if bins is None:
@@ -218,6 +218,7 @@ class _BaseTree(BaseEstimator):
                 bins = bins.take_rows(np.flatnonzero(positive))
         if not self._is_regressor:
             self._class_priority = _prepare.class_priority(y_enc, len(classes))
+        del positive
         mss, msl, mf = resolve_counts(self, n, p)
         if bins is None:
             bins = bin_features(X_enc, schema.is_categorical, schema.categories,
@@ -233,7 +234,9 @@ class _BaseTree(BaseEstimator):
             # Growing reads the bins; only C4.5's pruning and the cost-complexity folds read
             # the matrix. An encoded copy (a DataFrame with categories: 8 bytes a cell) is
             # released here; a caller's float64 array is not copied in the first place.
+            # So are the label codes (the bins' targets are their float copy).
             X_enc = X_all = None
+            y_enc = None
         cfg = GrowConfig(
             criterion=criterion_code(self.criterion),
             gain_ratio=self.criterion == "gain_ratio",

@@ -103,7 +103,7 @@ def _descend(data, tree, node):
             branch[missing] = _missing_branch(data, tree, a, idx[missing])
         child_idx, child_w, offsets, _, _ = scatter(
             idx, wi, branch, len(kids), shares, data.y, data.y2, data.n_stats,
-            criterion_for_stats(data))
+            criterion_for_stats(data), False)
         j = c - int(tree.first_child[a])
         idx, wi = child_idx[offsets[j]:offsets[j + 1]], child_w[offsets[j]:offsets[j + 1]]
         if k == MULTIWAY:

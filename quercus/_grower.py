@@ -61,8 +61,10 @@ STREAM_BYTES = 2 << 20
 
 
 def stream_width(n_stats):
-    """Bins per slice of the streamed split search (see ``STREAM_BYTES``)."""
-    return max(STREAM_BYTES // (8 * (n_stats + 1)), 256)
+    """Bins per slice of the streamed split search (see ``STREAM_BYTES``): a power of two
+    (the kernel finds a code's slice by a shift)."""
+    bins = max(STREAM_BYTES // (8 * (n_stats + 1)), 256)
+    return 1 << (bins.bit_length() - 1)
 
 
 def subtree_limit(n_samples, threads):
@@ -254,7 +256,7 @@ def grow(data, cfg, rng, validation=None):
     refused)."""
     n, p = data.codes.shape
     idx0 = np.arange(n, dtype=np.int64)
-    w0 = data.w.copy()
+    w0 = data.w  # (no kernel writes a node's weights: no copy, 8 bytes a row less)
     stats0 = _stats(data, idx0, w0)
     total_w = float(w0.sum())
     in_kernel = subtree_allowed(cfg, p)
@@ -278,6 +280,11 @@ def grow(data, cfg, rng, validation=None):
     stream = stream_width(data.n_stats)
     if not (p and int(data.n_bins.max()) + 1 > stream):
         stream = None
+    # With every weight 1 and no sample spread over branches (C4.5's fractional rule on
+    # missing values), every node's weights are ones: views of ``data.w``, not lists of
+    # their own (8 bytes a pending row less, and none made at a split).
+    unit = (not (cfg.missing_mode == FRACTIONAL and data.has_missing)
+            and bool((data.w == 1.0).all()))
     stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
     # The stack holds the root's arrays only until the root is split (16 bytes a row).
     del idx0, w0, hist0
@@ -349,7 +356,7 @@ def grow(data, cfg, rng, validation=None):
         del idx, wi
         _split_node(data, cfg, tree, stack, node, rows, used, f, k, int(split_bin[best]),
                     threshold, int(miss_dir[best]), float(rho[best]), depth, val,
-                    validation, (layout, hist))
+                    validation, (layout, hist), unit)
         if val is not None:
             pays, split_err, leaf_err = _split_pays_on_validation(data, cfg, tree, node, val,
                                                                   validation)
@@ -632,10 +639,11 @@ def _stats(data, idx, wi):
 
 
 def _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, thr, miss_dir,
-                rho, depth, val=None, validation=None, hists=(None, None)):
+                rho, depth, val=None, validation=None, hists=(None, None), unit=False):
     """Split ``node`` and push its children on ``stack``. ``rows`` is the list [samples,
     weights] of the node, emptied here: the caller keeps no reference to them, so they go
-    as soon as the children have theirs."""
+    as soon as the children have theirs. ``unit``: every weight is 1 and stays 1 (no
+    sample is spread), so the children's weights are views of ``data.w``."""
     idx, wi = rows
     rows.clear()
     nbf = int(data.n_bins[f])
@@ -679,8 +687,10 @@ def _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, thr, 
     tree["missing_child"][node] = missing_child
     child_idx, child_w, offsets, child_stats, child_n = scatter(
         idx, wi, branch, n_children, shares, data.y, data.y2, data.n_stats,
-        criterion_for_stats(data))
+        criterion_for_stats(data), unit)
     del branch, missing, idx, wi
+    if unit:
+        child_w = data.w[:child_idx.size]
     first = tree.add(n_children, depth + 1)
     tree["kind"][node] = k
     tree["feature"][node] = f
@@ -716,7 +726,8 @@ def _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, thr, 
         s, e = offsets[c], offsets[c + 1]
         if e > s and child_w[s:e].sum() > 0:
             # Own copies: a pending sibling must not keep the whole level's buffer alive.
-            stack.append((cid, child_idx[s:e].copy(), child_w[s:e].copy(), child_stats[c],
+            stack.append((cid, child_idx[s:e].copy(),
+                          child_w[:e - s] if unit else child_w[s:e].copy(), child_stats[c],
                           child_used, child_val[c], child_hist[c] if c < 2 else None))
         else:
             # An empty branch (or one of zero weight) is a leaf predicting as its parent.

@@ -304,9 +304,9 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
     :func:`quercus._binning.bin_features`, without the float64 matrix in between (8 bytes a
     cell). A categorical column's codes go straight to its bin codes, and only the numeric
     columns are gathered as float64 to be binned (a float64 matrix is binned as it is).
-    ``lazy``: a float64 matrix that is the caller's own memory (it outlives the fit; see
-    :func:`readable_source`) is binned with ``lazy=True`` (no value table for long
-    continuous columns).
+    ``lazy``: a float64 matrix that can be kept for the thresholds (the caller's own
+    memory, or a copy made of a DataFrame's float64 blocks; see :func:`readable_source`)
+    is binned with ``lazy=True`` (no value table for long continuous columns).
 
     Examples
     --------
@@ -389,32 +389,32 @@ def _float_view(X):
 
 def readable_source(X, arr):
     """``arr``, the float64 matrix read from training ``X``, as a writable array a fit may
-    keep reading for its thresholds, when it is ``X``'s own memory: ``X`` itself, or the
+    keep reading for its thresholds instead of building value tables: ``X`` itself, the
     view of a DataFrame's float64 block (pandas hands it out read-only; the fit never
-    writes to it). None when ``arr`` is a copy (a fit would hold it only for this) or cannot
-    be read as it is.
+    writes to it), or a copy made from ``X`` (a DataFrame of several float64 blocks, or of
+    other numeric columns). A copy is held while the columns are binned either way, and the
+    value tables it would leave instead take up to as much again at that peak (a column of
+    distinct values: 8 bytes a row), so keeping it never costs more. None when ``arr``
+    cannot be read as it is.
 
     Examples
     --------
     >>> import numpy as np, pandas as pd
     >>> X = np.zeros((4, 2))
-    >>> readable_source(X, X) is X, readable_source(X, X.copy()) is None
+    >>> readable_source(X, X) is X, readable_source(X, X[:, :1]) is None
     (True, True)
     >>> frame = pd.DataFrame(X, columns=["a", "b"])
     >>> readable_source(frame, frame.to_numpy(copy=False)).flags.writeable
     True
     """
-    if arr is X:
-        source = arr
-    elif (isinstance(X, pd.DataFrame) and X.shape[1] > 0
-          and np.may_share_memory(arr, X.iloc[:, 0].to_numpy(copy=False))):
+    source = arr
+    if (arr is not X and isinstance(X, pd.DataFrame) and X.shape[1] > 0
+            and np.may_share_memory(arr, X.iloc[:, 0].to_numpy(copy=False))):
         source = arr.view()
         try:
             source.flags.writeable = True
         except ValueError:
             return None
-    else:
-        return None
     return source if can_read_values(source) else None
 
 

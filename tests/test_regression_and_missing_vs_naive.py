@@ -578,7 +578,13 @@ def test_route_and_scatter_match_naive():
         y = rng.integers(0, 3, size=n).astype(np.float64)
         for crit, n_stats in ((GINI, 3), (SQUARED_ERROR, 3)):
             out_idx, out_w, offsets, stats, child_n = scatter(idx, wi, branch, n_children,
-                                                              shares, y, y * y, n_stats, crit)
+                                                              shares, y, y * y, n_stats, crit,
+                                                              False)
+            # With unit weights the caller has the ones: the same samples, no weight list.
+            u_idx, u_w, u_offsets, _, _ = scatter(idx, wi, branch, n_children, shares, y,
+                                                  y * y, n_stats, crit, True)
+            assert u_w.size == 0 and u_idx.tolist() == out_idx.tolist()
+            assert u_offsets.tolist() == offsets.tolist()
             want = naive.scatter(idx.tolist(), wi.tolist(), branch.tolist(), n_children,
                                  shares.tolist())
             for c in range(n_children):

@@ -1,6 +1,8 @@
 """The streamed split search (``stream_numeric``: a numeric feature scored a slice of bins
-at a time) gives the whole histogram's split to the bit, for every criterion and missing
-mode it serves, and the grower's trees do not change when it is used."""
+at a time) gives the whole histogram's split, for every criterion and missing mode it
+serves (its totals are summed in sample order: its scores may differ in the last bits, and
+not at all with classes and weights of 1), and the grower's trees do not change when it is
+used."""
 
 import numpy as np
 import pytest
@@ -43,6 +45,20 @@ def _problem(seed, n, n_features, criterion, missing):
     return codes, n_bins, bin_values, offsets, idx, w, y, y2, n_stats
 
 
+NAMES = ["found", "kind", "child", "decrease", "split_info", "split_bin", "threshold",
+         "miss_dir", "rho"]
+
+
+def assert_same_split(whole, streamed, exact_scores=False):
+    """The same choice and threshold in every feature; the scores to rounding (exactly
+    with ``exact_scores``)."""
+    for name, a, b in zip(NAMES, whole, streamed):
+        if name in ("child", "decrease", "split_info", "rho") and not exact_scores:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13, err_msg=name)
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=name)
+
+
 def _search(problem, criterion, missing_mode, msl, mlw, min_objects, stream_bins):
     codes, n_bins, bin_values, offsets, idx, w, y, y2, n_stats = problem
     features = np.arange(codes.shape[1], dtype=np.int64)
@@ -63,17 +79,24 @@ CASES = [  # criterion, missing mode, missing values, min_samples_leaf, min weig
 
 @pytest.mark.parametrize("criterion, mode, missing, msl, mlw, min_objects", CASES)
 @pytest.mark.parametrize("stream_bins", [7, 64, 250])
-def test_streamed_search_equals_the_whole_histogram_to_the_bit(criterion, mode, missing, msl,
-                                                               mlw, min_objects, stream_bins):
+def test_streamed_search_finds_the_whole_histograms_split(criterion, mode, missing, msl, mlw,
+                                                          min_objects, stream_bins):
     problem = _problem(stream_bins + msl, 600, 4, criterion, missing)
     assert problem[1].max() + 1 > stream_bins  # every feature streams at 7 and 64, some at 250
     whole = _search(problem, criterion, mode, msl, mlw, min_objects, None)
     streamed = _search(problem, criterion, mode, msl, mlw, min_objects, stream_bins)
-    names = ["found", "kind", "child", "decrease", "split_info", "split_bin", "threshold",
-             "miss_dir", "rho"]
-    for name, a, b in zip(names, whole, streamed):
-        np.testing.assert_array_equal(a, b, err_msg=name)
+    assert_same_split(whole, streamed)
     assert whole[0].any()
+
+
+@pytest.mark.parametrize("criterion", [GINI, ENTROPY])
+def test_streamed_search_of_classes_with_unit_weights_is_exact(criterion):
+    # Class counts of weight 1 are whole numbers: every order of summing gives the same.
+    problem = list(_problem(5, 600, 4, criterion, True))
+    problem[5] = np.ones(problem[4].size)
+    whole = _search(problem, criterion, FRACTIONAL, 1, 0.0, 0.0, None)
+    streamed = _search(problem, criterion, FRACTIONAL, 1, 0.0, 0.0, 16)
+    assert_same_split(whole, streamed, exact_scores=True)
 
 
 def test_streamed_search_leaves_the_missing_values_learned_placement_to_the_histogram():
@@ -123,3 +146,29 @@ def test_trees_grown_with_the_streamed_search_are_the_same(monkeypatch, make):
     assert calls, "the grower did not reach the streamed search"
     assert streamed == whole
     assert real(2) * 8 * 3 <= _grower.STREAM_BYTES
+
+
+@pytest.mark.parametrize("stream_bins", [7, 64])
+def test_streamed_search_skips_slices_without_samples(stream_bins):
+    # The node holds only the lowest and the highest codes of feature 0: most of its slices
+    # hold no sample and are skipped; the split must still be the whole histogram's.
+    codes, n_bins, bin_values, offsets, _, w_all, y, y2, n_stats = _problem(11, 600, 3, GINI,
+                                                                            False)
+    col = codes[:, 0]
+    idx = np.flatnonzero((col < 40) | (col >= n_bins[0] - 40)).astype(np.int64)
+    w = np.linspace(0.5, 2.0, idx.size)
+    problem = (codes, n_bins, bin_values, offsets, idx, w, y, y2, n_stats)
+    whole = _search(problem, GINI, LEARNED, 1, 0.0, 0.0, None)
+    streamed = _search(problem, GINI, LEARNED, 1, 0.0, 0.0, stream_bins)
+    assert_same_split(whole, streamed)
+    assert whole[0][0]
+
+
+def test_slice_positions_group_the_samples_by_slice_in_their_order():
+    from quercus._kernels.histograms import slice_positions
+    codes_f = np.array([9, 0, 5, 12, 1, 9, 3], dtype=np.int32)
+    idx = np.array([0, 1, 2, 3, 5, 6], dtype=np.int64)  # codes 9, 0, 5, 12, 9, 3
+    pos, starts = slice_positions(codes_f, idx, 2, 4)
+    # Slices of 4 codes: {0, 3} at positions 1, 5; {5} at 2; {9, 9} at 0, 4; {12} at 3.
+    assert pos.tolist() == [1, 5, 2, 0, 4, 3]
+    assert starts.tolist() == [0, 2, 3, 5, 6]

@@ -23,7 +23,8 @@ import numpy as np
 from numba import njit
 
 from .criteria import GINI, POISSON, SQUARED_ERROR, impurity, split_scores, stats_weight
-from .histograms import compact_histogram, feature_histogram, slice_histogram
+from .histograms import (compact_histogram, feature_histogram, known_and_missing_totals,
+                         slice_histogram, slice_positions)
 
 _LOG2 = np.log(2.0)
 
@@ -638,50 +639,40 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
 def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, missing_mode,
                    min_leaf_n, min_leaf_w, min_objects, width):
     """:func:`score_histogram` of a numeric feature with ``nbf`` bins (its missing bin
-    ``nbf``), every midpoint scanned, without its whole histogram: the codes are taken
-    ``width`` at a time, each slice's dense histogram built from the node's samples, once
-    for the totals and once for the scan. Every sum is taken in the same order as there,
-    so the result is the same to the bit; the scratch is ``width`` bins instead of ``nbf``
-    (at the root of an exact fit on a million distinct values, 24 MB a thread).
+    ``nbf``), every midpoint scanned, without its whole histogram: the scratch is a slice
+    of the largest power of two of codes up to ``width`` (and 4 bytes a sample) instead of
+    ``nbf`` bins (at the root of an exact fit on a million distinct values, 24 MB a
+    thread).
+
+    One pass over the samples sums the totals and groups the samples by slice
+    (``slice_positions``); then each slice's dense histogram is built from its own samples
+    and scanned, the boundary after a bin scored as the next known bin shows it is one.
+    The totals are summed in sample order, not bin by bin as :func:`score_histogram`
+    does, so the scores can differ from its in the last bits (with weights of 1 and
+    classes, not at all: the sums are whole numbers); every bin's sums are the same.
 
     Returns (streamed, found, kind, child_impurity, decrease, split_info, split_bin,
     threshold, miss_dir, rho); ``streamed`` is False (and the rest meaningless) when the
     missing values would have to be placed (LEARNED with some missing): the caller then
     scores the whole histogram.
     """
-    dense = np.empty((width, n_stats))
-    dense_n = np.empty(width, dtype=np.int64)
-    total = np.zeros(n_stats)
-    total_n = np.int64(0)
-    miss = np.zeros(n_stats)
-    n_miss = np.int64(0)
-    known_w = 0.0
-    nk = 0
-    for c0 in range(0, nbf + 1, width):
-        slice_histogram(codes_f, idx, wi, y, y2, c0, dense, dense_n, criterion)
-        for b in range(min(width, nbf + 1 - c0)):
-            if dense_n[b] == 0:
-                continue
-            if c0 + b == nbf:
-                for k in range(n_stats):
-                    miss[k] = dense[b, k]
-                n_miss = dense_n[b]
-                continue
-            nk += 1
-            total_n += dense_n[b]
-            for k in range(n_stats):
-                total[k] += dense[b, k]
-            known_w += stats_weight(dense[b], criterion)
+    sums, total_n, n_miss = known_and_missing_totals(codes_f, idx, wi, y, y2, nbf, n_stats,
+                                                     criterion)
+    total, miss = sums[0], sums[1]
     if missing_mode == LEARNED and n_miss > 0:
         return False, False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), 1.0
-    rho, min_w_bin = _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion,
-                                                   min_leaf_w, min_objects)
-    if nk < 2:
-        return True, False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
-    # The scan of _scan_known, its rows read slice by slice; the left stats at the best
-    # boundary are kept (they are _prefix's: the same rows added in the same order).
-    regression = criterion > GINI
     total_w = stats_weight(total, criterion)
+    rho, min_w_bin = _known_share_and_least_weight(total_w, miss, n_miss, n_stats, criterion,
+                                                   min_leaf_w, min_objects)
+    shift = 0  # slices of a power of two of codes: a sample's slice is found by a shift
+    while (2 << shift) <= width:
+        shift += 1
+    width = 1 << shift
+    n_slices = (nbf >> shift) + 1  # codes 0 .. nbf (the missing bin)
+    pos, starts = slice_positions(codes_f, idx, shift, n_slices)
+    dense = np.zeros((width, n_stats))  # each bin cleared once read (see slice_histogram)
+    dense_n = np.zeros(width, dtype=np.int64)
+    regression = criterion > GINI
     left = np.zeros(n_stats)
     best_left = np.zeros(n_stats)
     left_w = 0.0
@@ -689,27 +680,35 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
     best_child = np.inf
     best_code = np.int64(-1)
     next_code = np.int64(-1)
-    t = 0
-    for c0 in range(0, nbf, width):
-        if t >= nk - 1 and (best_code < 0 or next_code >= 0):
-            break
-        slice_histogram(codes_f, idx, wi, y, y2, c0, dense, dense_n, criterion)
-        for b in range(min(width, nbf - c0)):
+    # The boundary after the last known bin added: a boundary only once a known bin follows.
+    pending_child = np.inf
+    pending_code = np.int64(-1)
+    for sl in range(n_slices):
+        c0 = sl << shift
+        if c0 >= nbf:
+            break  # only the missing bin is left
+        if starts[sl + 1] == starts[sl]:
+            continue  # no sample in this slice
+        slice_histogram(codes_f, idx, wi, y, y2, pos[starts[sl]:starts[sl + 1]], c0, dense,
+                        dense_n, criterion)
+        for b in range(min(width, nbf + 1 - c0)):
             if dense_n[b] == 0:
                 continue
-            if best_code >= 0 and next_code < 0:
-                next_code = c0 + b
-            if t >= nk - 1:
+            if c0 + b == nbf:  # the missing bin (a slice shared with the last known codes)
                 break
-            t += 1
-            left_n, left_w, child = _add_row_and_score(
+            if pending_code >= 0:
+                if lower(pending_child, best_child):
+                    best_child = pending_child
+                    best_code = pending_code
+                    next_code = c0 + b
+                    best_left[:] = left
+            left_n, left_w, pending_child = _add_row_and_score(
                 dense, b, dense_n[b], left, left_n, left_w, total, total_n, total_w,
                 regression, criterion, min_leaf_n, min_w_bin)
-            if lower(child, best_child):
-                best_child = child
-                best_code = c0 + b
-                next_code = -1
-                best_left[:] = left
+            pending_code = c0 + b
+            for k in range(n_stats):
+                dense[b, k] = 0.0
+            dense_n[b] = 0
     if best_code < 0:
         return True, False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
     right = total - best_left

@@ -258,7 +258,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                     branch[i] = missing_child
         ints[slot, MISSING_CHILD] = missing_child
         child_idx, child_w, offsets, child_stats, _ = scatter(
-            idx, wi, branch, n_children, shares, y, y2, n_stats, stat_crit)
+            idx, wi, branch, n_children, shares, y, y2, n_stats, stat_crit, np.bool_(False))
         ints, flts = _new_nodes(ints, flts, count, n_children, depth + 1)
         first = count
         count += n_children
