@@ -286,7 +286,8 @@ def grow(data, cfg, rng, validation=None):
     unit = (not (cfg.missing_mode == FRACTIONAL and data.has_missing)
             and bool((data.w == 1.0).all()))
     stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
-    # The stack holds the root's arrays only until the root is split (16 bytes a row).
+    # The stack holds the root's samples only until the root is split (8 bytes a row; its
+    # weights are the fit's own).
     del idx0, w0, hist0
     log = []  # pre-pruning decisions
     deferred = []  # small nodes whose subtrees the kernel grows once the top is done

@@ -77,7 +77,7 @@ def slice_positions(codes_f, idx, shift, n_slices):
     ``s``: codes ``s << shift ..``; ``n_slices`` of them cover every code), in position
     order within a slice, and where each slice's run starts (``starts[s]..starts[s + 1]``):
     :func:`slice_histogram` then reads only a slice's own samples. int32 positions: 4 bytes
-    a sample. (A shift, not a division: two divisions a sample were most of the time.)"""
+    a sample."""
     m = idx.shape[0]
     starts = np.zeros(n_slices + 1, dtype=np.int64)
     for i in range(m):

@@ -691,11 +691,9 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
             continue  # no sample in this slice
         slice_histogram(codes_f, idx, wi, y, y2, pos[starts[sl]:starts[sl + 1]], c0, dense,
                         dense_n, criterion)
-        for b in range(min(width, nbf + 1 - c0)):
+        for b in range(min(width, nbf - c0)):  # the known codes (the missing bin is last)
             if dense_n[b] == 0:
                 continue
-            if c0 + b == nbf:  # the missing bin (a slice shared with the last known codes)
-                break
             if pending_code >= 0:
                 if lower(pending_child, best_child):
                     best_child = pending_child
