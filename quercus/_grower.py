@@ -61,10 +61,9 @@ STREAM_BYTES = 2 << 20
 
 
 def stream_width(n_stats):
-    """Bins per slice of the streamed split search (see ``STREAM_BYTES``): a power of two
-    (the kernel finds a code's slice by a shift)."""
-    bins = max(STREAM_BYTES // (8 * (n_stats + 1)), 256)
-    return 1 << (bins.bit_length() - 1)
+    """Bins of a histogram of ``STREAM_BYTES``: a feature with more is streamed (in slices
+    of the largest power of two up to it, which the kernel chooses)."""
+    return max(STREAM_BYTES // (8 * (n_stats + 1)), 256)
 
 
 def subtree_limit(n_samples, threads):
@@ -280,11 +279,10 @@ def grow(data, cfg, rng, validation=None):
     stream = stream_width(data.n_stats)
     if not (p and int(data.n_bins.max()) + 1 > stream):
         stream = None
-    # With every weight 1 and no sample spread over branches (C4.5's fractional rule on
-    # missing values), every node's weights are ones: views of ``data.w``, not lists of
-    # their own (8 bytes a pending row less, and none made at a split).
-    unit = (not (cfg.missing_mode == FRACTIONAL and data.has_missing)
-            and bool((data.w == 1.0).all()))
+    # With every weight 1 and no sample spread over branches, every node's weights are
+    # ones: views of ``data.w``, not lists of their own (8 bytes a pending row less, and
+    # none made at a split).
+    unit = not may_spread(data, cfg) and bool((data.w == 1.0).all())
     stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
     # The stack holds the root's samples only until the root is split (8 bytes a row; its
     # weights are the fit's own).
@@ -372,6 +370,12 @@ def grow(data, cfg, rng, validation=None):
     return tree.freeze(), log
 
 
+def may_spread(data, cfg):
+    """Whether a split may send a sample down several branches (C4.5's fractional rule
+    on data with missing values), each with a share of its weight."""
+    return cfg.missing_mode == FRACTIONAL and data.has_missing
+
+
 def subtree_allowed(cfg, p):
     """Whether ``grow_subtree`` can grow small nodes: no per-node randomness, validation or
     surrogate search, and a criterion scored from histograms."""
@@ -409,8 +413,8 @@ def _grow_below(data, cfg, tree, deferred, total_w):
 
 def _subtree_layout(data, cfg):
     """(presort, dense features, histogram offsets) of :func:`_subtree`'s calls."""
-    # Presorting needs every sample in exactly one child: no fractional spreading.
-    presort = cfg.missing_mode != FRACTIONAL or not data.has_missing
+    # Presorting needs every sample in exactly one child.
+    presort = not may_spread(data, cfg)
     layout = histogram_layout(data, cfg)
     if layout is None:
         return presort, np.zeros(0, dtype=np.int64), np.zeros(data.codes.shape[1] + 1,
