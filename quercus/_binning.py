@@ -10,7 +10,9 @@ threshold between two bins is the midpoint of two observed values, as the book's
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from ._kernels._jit import inner, kernel
 
 # Quantile edges are found on a deterministic subsample of this many rows, as LightGBM and
 # scikit-learn's histogram trees do; the bins' lo/hi come from every row.
@@ -298,7 +300,7 @@ def _quantile_edges(uniq, counts, max_bins):
     return _midpoints(uniq[last], uniq[last + 1])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _bin_ends(counts, max_bins):
     """Index of the last distinct value of every bin but the last, walking the values in
     order: a bin closes once it holds the mean share of the samples not yet binned, or
@@ -341,7 +343,7 @@ def _midpoints(lo, hi):
     return np.where((t == hi) | np.isinf(t), lo, t)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _bin_of(edges, start, stop, v):
     """First bin whose upper edge is at or above ``v`` (``x <= edge`` goes left, as a
     split does): a binary search of ``edges[start:stop]``."""
@@ -355,7 +357,7 @@ def _bin_of(edges, start, stop, v):
     return lo - start
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _code_rows(X, columns, is_cat, n_bins, edges, edge_offsets, codes, track_offsets,
                n_chunks):
     """Fill the ``columns`` of ``codes`` (categorical, and numeric by sampled edges), block
@@ -368,7 +370,7 @@ def _code_rows(X, columns, is_cat, n_bins, edges, edge_offsets, codes, track_off
     return lo, hi
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@kernel(parallel=True)
 def _code_rows_parallel(X, columns, is_cat, n_bins, edges, edge_offsets, codes,
                         track_offsets, n_chunks):
     """:func:`_code_rows` in parallel over the blocks of rows."""
@@ -379,12 +381,12 @@ def _code_rows_parallel(X, columns, is_cat, n_bins, edges, edge_offsets, codes,
     return lo, hi
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _range_outputs(n_chunks, n_track):
     return np.full((n_chunks, n_track), np.inf), np.full((n_chunks, n_track), -np.inf)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _code_block(c, X, columns, is_cat, n_bins, edges, edge_offsets, codes, track_offsets,
                 lo, hi):
     """Code the ``columns`` of the rows of block ``c``: a category by its code, a number by

@@ -19,7 +19,8 @@ from ._kernels.histograms import feature_histogram, fill_histograms, subtract_hi
 from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
                               NUMERIC, SURROGATE, TIE_EPS, _split_missing, at_least,
-                              category_order, resolve_threshold, search_features)
+                              category_order, resolve_threshold, search_features,
+                              unpack_search)
 from ._kernels.subtree import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, IMPURITY,
                                KIND, MISSING_CHILD, MISSING_MODE, N_CHILDREN, N_SAMPLES, RHO,
                                THRESHOLD, VALUE, WEIGHT, grow_subtree)
@@ -336,8 +337,8 @@ def grow(data, cfg, rng, validation=None):
                     cfg.min_weight_leaf, uniforms[pos], float(cfg.min_objects), *hargs,
                     stream)
 
-            found, kind, _, dec, info, split_bin, thr, miss_dir, rho = over_features(
-                search, features.size, threads_for(m * features.size))
+            found, kind, _, dec, info, split_bin, thr, miss_dir, rho = unpack_search(
+                *over_features(search, features.size, threads_for(m * features.size)))
         best = choose_split(found, dec, info, cfg.gain_ratio)
         if best < 0:
             continue

@@ -8,14 +8,15 @@ right to left, so each boundary costs O(log m) and a feature O(m log m).
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ._jit import inner, kernel
 from .splits import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, CAT_SUBSET,
                      LEARNED, MULTIWAY, NUMERIC, at_least, boundary_threshold, draw_boundary,
                      lower)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _fw_add(tw, ts, rank, w, wy):
     i = rank + 1
     n = tw.shape[0]
@@ -25,7 +26,7 @@ def _fw_add(tw, ts, rank, w, wy):
         i += i & (-i)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _fw_prefix(tw, ts, rank):
     """Weight and weighted sum of ranks 0..rank."""
     i = rank + 1
@@ -38,7 +39,7 @@ def _fw_prefix(tw, ts, rank):
     return W, S
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _fw_find(tw, target):
     """Smallest rank whose prefix weight reaches ``target``."""
     n = tw.shape[0] - 1
@@ -55,7 +56,7 @@ def _fw_find(tw, target):
     return min(pos, n - 1)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _fw_abs_dev(tw, ts, ys, W, S):
     """Sum of weighted absolute deviations from the weighted median of the set held."""
     if W <= 0.0:
@@ -66,7 +67,7 @@ def _fw_abs_dev(tw, ts, ys, W, S):
     return med * wle - sle + (S - sle) - med * (W - wle)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def abs_dev(yv, wv):
     """Sum of weighted absolute deviations of ``yv`` from their weighted median."""
     m = yv.shape[0]
@@ -89,7 +90,7 @@ def abs_dev(yv, wv):
     return out
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _scan(groups_order, group_start, ranks, ys, wv, yv, n_groups, pre_rank, pre_w, pre_y,
           reverse):
     """Absolute-deviation sums of the union of the first g groups (g = 1..n_groups), with
@@ -121,7 +122,7 @@ def _scan(groups_order, group_start, ranks, ys, wv, yv, n_groups, pre_rank, pre_
     return ae, wt, cnt
 
 
-@njit(cache=True, nogil=True)
+@inner
 def ae_search_feature(codes_f, n_real_bins, is_cat, lo, hi, idx, wi, y, cat_mode,
                       missing_mode, min_leaf_n, min_leaf_w, u):
     """Best absolute-error split of one feature at a node.
@@ -307,7 +308,7 @@ def ae_search_feature(codes_f, n_real_bins, is_cat, lo, hi, idx, wi, y, cat_mode
             np.int64(gbin[min(best_t, nk - 1)]), best_thr, np.int64(best_d), rho)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def ae_category_order(codes_f, n_real_bins, idx, wi, y):
     """Present categories of a node sorted by weighted median (ties by category)."""
     m = idx.shape[0]
@@ -347,7 +348,7 @@ def ae_category_order(codes_f, n_real_bins, idx, wi, y):
     return cats[:n_groups][srt]
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@kernel(parallel=True)
 def ae_search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y,
                    cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms):
     """:func:`search_node` for the absolute-error criterion (same outputs; split_info 0)."""

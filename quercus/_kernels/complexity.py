@@ -1,13 +1,13 @@
 """Breiman et al.'s weakest-link sequence on the flat tree, in one kernel call."""
 
 import numpy as np
-from numba import njit
 
+from ._jit import inner, kernel
 from .predict import path_lengths_and_nodes, stop_node_moments
 from .splits import LEAF
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def weakest_links(risk, kind, first_child, n_children):
     """The nested subtrees of minimal cost complexity.
 
@@ -121,12 +121,12 @@ def weakest_links(risk, kind, first_child, n_children):
             np.array(n_lv, dtype=np.int64), np.array(step_ptr, dtype=np.int64), out_nodes)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _g(risk, leaf_sum, n_leaves, v):
     return (risk[v] - leaf_sum[v]) / max(n_leaves[v] - 1, 1)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def held_out_moments(risk, t, X, max_len, thresholds, node_label, node_value, target, w,
                      regression):
     """The held-out loss's moments in each subtree of the weakest-link sequence of the tree
@@ -138,7 +138,7 @@ def held_out_moments(risk, t, X, max_len, thresholds, node_label, node_value, ta
                              thresholds, node_label, node_value, target, w, regression)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def collapse_alphas(risk, kind, first_child, n_children):
     """The alpha at which each node becomes a leaf in the weakest-link sequence of node
     risks ``risk`` (-inf: a leaf already; inf: never pruned, the root of a tree that

@@ -6,7 +6,8 @@ gain), C4.5 (gain and split information for the gain ratio) and CART (Gini decre
 """
 
 import numpy as np
-from numba import njit
+
+from ._jit import inner, kernel
 
 # Criterion codes: kernels take integers, never functions (closures defeat caching).
 # Classification criteria read ``stats[k]`` = weight of class k; regression criteria read
@@ -21,7 +22,7 @@ N_REG_STATS = 3
 _LOG2 = np.log(2.0)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def stats_weight(stats, criterion):
     """Total weight of a stats vector."""
     if criterion > GINI:
@@ -32,7 +33,7 @@ def stats_weight(stats, criterion):
     return total
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def impurity(counts, criterion):
     """Impurity of one stats vector.
 
@@ -70,7 +71,7 @@ def impurity(counts, criterion):
     return 1.0 - acc
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def split_scores(branch_stats, criterion):
     """Score a candidate split from its per-branch stats.
 

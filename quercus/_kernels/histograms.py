@@ -5,12 +5,12 @@ samples, in ascending bin order, with their weighted class counts and sample cou
 """
 
 import numpy as np
-from numba import njit
 
+from ._jit import inner, kernel
 from .criteria import GINI
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _accumulate(hist, row, y, y2, w, criterion):
     if criterion > GINI:
         hist[row, 0] += w
@@ -20,7 +20,7 @@ def _accumulate(hist, row, y, y2, w, criterion):
         hist[row, np.int64(y)] += w
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
     """Compact histogram of one feature over the samples ``idx``.
 
@@ -57,7 +57,7 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
                             criterion)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def known_and_missing_totals(codes_f, idx, wi, y, y2, missing_code, n_stats, criterion):
     """The stats of the node's samples ``idx`` whose code is known (row 0) and missing
     (row 1, code ``missing_code``), summed in sample order, and how many of each."""
@@ -71,7 +71,7 @@ def known_and_missing_totals(codes_f, idx, wi, y, y2, missing_code, n_stats, cri
     return sums, n_known, idx.shape[0] - n_known
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def slice_positions(codes_f, idx, shift, n_slices):
     """The node's sample positions ``0..m-1`` grouped by slice of ``2**shift`` codes (slice
     ``s``: codes ``s << shift ..``; ``n_slices`` of them cover every code), in position
@@ -93,7 +93,7 @@ def slice_positions(codes_f, idx, shift, n_slices):
     return pos, starts
 
 
-@njit(cache=True, nogil=True)
+@inner
 def slice_histogram(codes_f, idx, wi, y, y2, pos, c0, dense, dense_n, criterion):
     """Dense histogram of the codes ``c0 .. c0 + len(dense_n) - 1`` over the node's samples
     at positions ``pos`` (in position order: :func:`slice_positions`' run of that slice),
@@ -109,7 +109,7 @@ def slice_histogram(codes_f, idx, wi, y, y2, pos, c0, dense, dense_n, criterion)
         dense_n[b] += 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def sorted_positions(codes_f, idx):
     """Positions ``0..m-1`` of the samples ``idx`` ordered by code, ties in position order.
 
@@ -157,7 +157,7 @@ def sorted_positions(codes_f, idx):
     return out
 
 
-@njit(cache=True, nogil=True)
+@inner
 def sorted_histogram(codes_f, order, idx, wi, y, y2, n_stats, criterion):
     """:func:`feature_histogram`'s compact histogram from the positions ``order`` of the
     samples ``idx`` already sorted by code (no sort; each bin summed in position order)."""
@@ -187,7 +187,7 @@ def sorted_histogram(codes_f, order, idx, wi, y, y2, n_stats, criterion):
     return bins, counts, n
 
 
-@njit(cache=True, nogil=True)
+@inner
 def compact_histogram(dense, dense_n):
     """The compact form (bins present, their stats and counts) of one feature's dense
     histogram ``dense[bin, stat]`` with sample counts ``dense_n[bin]``."""
@@ -207,7 +207,7 @@ def compact_histogram(dense, dense_n):
     return bins, counts, n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _n_present(dense_n):
     """How many bins of a dense histogram hold samples."""
     n_present = 0
@@ -217,7 +217,7 @@ def _n_present(dense_n):
     return n_present
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _compact_in_place(dense, dense_n):
     """:func:`compact_histogram` of a dense histogram the caller owns, moving the present
     bins' rows to the front: the stats and counts returned are views of ``dense`` and
@@ -237,7 +237,7 @@ def _compact_in_place(dense, dense_n):
     return bins, dense[:n_present], dense_n[:n_present]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def build_histograms(codes, features, hist_offsets, idx, wi, y, y2, n_stats, criterion):
     """Dense histograms of ``features`` over the samples ``idx`` (weights ``wi``).
 
@@ -252,7 +252,7 @@ def build_histograms(codes, features, hist_offsets, idx, wi, y, y2, n_stats, cri
     return hist, hist_n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def fill_histograms(hist, hist_n, codes, features, hist_offsets, idx, wi, y, y2, criterion):
     """Add the samples ``idx`` to the rows of ``features`` in ``hist`` / ``hist_n`` (as
     :func:`build_histograms` lays them out). Each feature is summed in sample order, and
@@ -263,7 +263,7 @@ def fill_histograms(hist, hist_n, codes, features, hist_offsets, idx, wi, y, y2,
                     y, y2, criterion)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _dense_into(hist, hist_n, col, off, idx, wi, y, y2, criterion):
     """Add one feature's samples to its rows ``off..`` of the dense histograms."""
     for i in range(idx.shape[0]):
@@ -273,7 +273,7 @@ def _dense_into(hist, hist_n, col, off, idx, wi, y, y2, criterion):
         hist_n[row] += 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def subtract_histograms(hist, hist_n, minus, minus_n):
     """``hist - minus`` (a parent's histograms less its other children's: the largest
     child's, without reading its samples). Sample counts subtract exactly; a weight left

@@ -1,13 +1,13 @@
 """Routing a node's samples into its children (stable, with fractional copies)."""
 
 import numpy as np
-from numba import njit
 
+from ._jit import kernel
 from .criteria import GINI
 from .splits import CAT_BINARY, CAT_SUBSET, NUMERIC
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def route(codes_f, idx, kind, split_bin, cat_map, n_real_bins):
     """Child offset of each of the node's samples from its bin code; -1 when missing.
 
@@ -31,7 +31,7 @@ def route(codes_f, idx, kind, split_bin, cat_map, n_real_bins):
     return branch
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def scatter(idx, wi, branch, n_children, shares, y, y2, n_stats, criterion, unit):
     """Split the node's (sample, weight) lists into its children's.
 

@@ -1,8 +1,8 @@
 """C4.5's pessimistic error estimate, and the estimate of a subtree for re-sorted data."""
 
 import numpy as np
-from numba import njit
 
+from ._jit import inner, kernel
 from .predict import SPREAD, accumulate_into, child_branches, children_weight
 from .splits import LEAF
 from .tables import grown
@@ -13,7 +13,7 @@ _NO = np.bool_(False)
 _YES = np.bool_(True)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def added_errors_z(n, e, cf, z):
     """Extra errors at confidence ``cf`` (``z`` its upper normal quantile) for ``e`` errors
     in ``n`` cases: the upper confidence limit of the binomial, as in Quinlan's code and
@@ -33,7 +33,7 @@ def added_errors_z(n, e, cf, z):
     return r * n - e
 
 
-@njit(cache=True, nogil=True)
+@inner
 def leaf_estimated_errors(dist, cf, z):
     """Training errors of a leaf with class weights ``dist`` plus the pessimistic extra."""
     n = 0.0
@@ -45,7 +45,7 @@ def leaf_estimated_errors(dist, cf, z):
     return e + added_errors_z(n, e, cf, z)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def collapse_no_better(kind, first_child, n_children, train_err):
     """C4.5's first pass, top-down: a subtree whose leaves make no fewer training errors
     than its root as a leaf (``train_err``; within 1e-3) becomes that leaf. Marks them in
@@ -84,7 +84,7 @@ def collapse_no_better(kind, first_child, n_children, train_err):
     return nodes, below[nodes], leaves[nodes]
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _class_weights(y, rows, w, n_classes):
     dist = np.zeros(n_classes)
     for i in range(rows.shape[0]):
@@ -92,7 +92,7 @@ def _class_weights(y, rows, w, n_classes):
     return dist
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _subtree_nodes(t, node, out, stack):
     """Write the nodes of the subtree of ``node`` into ``out`` in depth-first order (last
     child first) and return how many; ``out`` and ``stack`` hold every node of the tree
@@ -113,7 +113,7 @@ def _subtree_nodes(t, node, out, stack):
     return n
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _count_leaves(t, node, out, stack):
     n = 0
     for i in range(_subtree_nodes(t, node, out, stack)):
@@ -122,7 +122,7 @@ def _count_leaves(t, node, out, stack):
     return n
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _rows_with_weight(rows, weights):
     """The ``rows`` whose ``weights`` are not zero, and those weights."""
     n_in = 0
@@ -140,7 +140,7 @@ def _rows_with_weight(rows, weights):
     return out, out_w
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _other_branch_weights(wts, branch, j, weight_j, total):
     """Each row's weight down every branch but ``j`` (of ``branch``, see
     :func:`quercus._kernels.predict.child_branches`): none for a row of branch ``j``, the
@@ -158,7 +158,7 @@ def _other_branch_weights(wts, branch, j, weight_j, total):
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _bucket_rows(branch, k):
     """The positions of ``branch``'s rows grouped by branch, in order within each: branch
     ``j``'s are ``order[starts[j]:starts[j + 1]]``, and ``order[starts[k]:]`` are the
@@ -184,7 +184,7 @@ def _bucket_rows(branch, k):
     return order, starts
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _child_rows(rows, wts, order, starts, j, weight_j, total):
     """The rows going down branch ``j`` (those of a non-zero weight) and their weights:
     all of a row of that branch, the branch's share ``weight_j / total`` of a spread row;
@@ -212,7 +212,7 @@ def _child_rows(rows, wts, order, starts, j, weight_j, total):
     return out[:n], out_w[:n]
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _raise_branch(X, rows, y, w, t, weighted_n, value, n_node_samples, rho, node, largest,
                   scratch):
     """Subtree raising: ``largest`` replaces ``node`` and the node's rows are re-sorted
@@ -253,7 +253,7 @@ def _raise_branch(X, rows, y, w, t, weighted_n, value, n_node_samples, rho, node
     rho[node] = rho[largest]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_classes, cf, z,
                       subtree_raising):
     """C4.5's bottom-up error-based pruning (see :func:`quercus._pruning.pessimistic`) in
@@ -372,7 +372,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
             rec_i[:n_rec, 1].copy(), rec_i[:n_rec, 2].copy(), rec_i[:n_rec, 3].copy())
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _branch_estimate(X, y, rows, wts, branch, col, total, t, weighted_n, largest, own,
                      scratch, cf, z, walk, walk_stack):
     """Estimated errors of the subtree ``largest`` (the node's branch ``col``) for all the
@@ -394,7 +394,7 @@ def _branch_estimate(X, y, rows, wts, branch, col, total, t, weighted_n, largest
     return total
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _push(f_node, f_next, top, node):
     """A new frame for ``node`` above ``top``; returns its index."""
     top += 1
@@ -403,7 +403,7 @@ def _push(f_node, f_next, top, node):
     return top
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _pop(f_rows, f_w, f_branch, f_order, f_starts, top):
     f_rows.pop()
     f_w.pop()
@@ -413,7 +413,7 @@ def _pop(f_rows, f_w, f_branch, f_order, f_starts, top):
     return top - 1
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, top, err, weight):
     """Hand a pruned branch's estimate and weight to its parent's frame ``top``."""
     if top < 0:

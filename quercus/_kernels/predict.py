@@ -5,8 +5,9 @@ category code of -1 one unseen at fit time.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ._jit import inner, kernel
 from .splits import CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, NUMERIC
 
 # Rows per parallel task of the routing kernels: large enough to amortise a task's scratch
@@ -24,7 +25,7 @@ LEAF_CODE = -1.0
 CAT_CODE = -3.0  # a categorical split on feature f: CAT_CODE - f
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _numeric_step(x, node, kind, feature, threshold, first_child):
     """The common case, kept small so that it inlines: a known value at a numeric split.
     (Calling the general router with all the tree's arrays costs ~5x per step; a step that
@@ -38,7 +39,7 @@ def _numeric_step(x, node, kind, feature, threshold, first_child):
     return first_child[node] + (1 if v > threshold[node] else 0)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _categorical_step(x, node, k, feature, category, first_child, n_children, cat_map_start,
                       cat_map):
     """The step at a categorical split, tried after :func:`_numeric_step`: a one-category
@@ -60,14 +61,14 @@ def _categorical_step(x, node, k, feature, category, first_child, n_children, ca
     return first_child[node] + c
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _fast_args(t):
     """The tree's arrays the routing steps read (unpacked once per call of a routing
     kernel: unpacking them at every step would count references to each)."""
     return t[0], t[1], t[2], t[3], t[4], t[5], t[8], t[9]
 
 
-@njit(cache=True, nogil=True)
+@inner
 def next_node(x, node, t):
     """Child of ``node`` that row ``x`` goes to, or STOP, or SPREAD (``t``: the tree's
     kernel arguments)."""
@@ -79,7 +80,7 @@ def next_node(x, node, t):
                   sur_feature, sur_kind, sur_threshold, sur_category, sur_flip)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _route(x, node, kind, feature, threshold, category, first_child, n_children,
            missing_mode, missing_child, cat_map_start, cat_map, sur_start, sur_count,
            sur_feature, sur_kind, sur_threshold, sur_category, sur_flip):
@@ -112,7 +113,7 @@ def _route(x, node, kind, feature, threshold, category, first_child, n_children,
     return STOP if nxt == SLOW else nxt
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _spread(stack_node, stack_w, top, node, w, first_child, n_children, weighted_n):
     """Push the children of ``node`` with their shares of weight ``w`` (C4.5's rule for a
     missing value: the branches' training weights); returns the new stack top."""
@@ -162,7 +163,7 @@ def route_table(t):
     return rt
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@kernel(parallel=True)
 def _apply_parallel_blocks(X, t, rt, out):
     """:func:`_apply_parallel` for a column-ordered X: each task copies its block of rows
     into row order first (in cache, in parallel) instead of the caller copying all of X."""
@@ -173,14 +174,14 @@ def _apply_parallel_blocks(X, t, rt, out):
         _apply_rows(block, t, rt, 0, e - s, out[s:e])
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@kernel(parallel=True)
 def _apply_parallel(X, t, rt, out):
     n = X.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
         _apply_rows(X, t, rt, c * CHUNK, min(n, (c + 1) * CHUNK), out)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _apply_rows(X, t, rt, start, stop, out):
     (kind, feature, threshold, category, first_child, n_children, missing_mode,
      missing_child, cat_map_start, cat_map, sur_start, sur_count, sur_feature, sur_kind,
@@ -259,7 +260,7 @@ def predict_tree(X, t, weighted_n, node_out):
     return out
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@kernel(parallel=True)
 def _predict_parallel_blocks(X, t, weighted_n, node_out, out):
     """:func:`_predict_parallel` for a column-ordered X, block by block (see
     :func:`_apply_parallel_blocks`)."""
@@ -270,14 +271,14 @@ def _predict_parallel_blocks(X, t, weighted_n, node_out, out):
         _predict_rows(block, t, weighted_n, node_out, 0, e - s, out[s:e])
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@kernel(parallel=True)
 def _predict_parallel(X, t, weighted_n, node_out, out):
     n = X.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
         _predict_rows(X, t, weighted_n, node_out, c * CHUNK, min(n, (c + 1) * CHUNK), out)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _predict_rows(X, t, weighted_n, node_out, start, stop, out):
     (kind, feature, threshold, category, first_child, n_children, cat_map_start,
      cat_map) = _fast_args(t)
@@ -312,7 +313,7 @@ def _predict_rows(X, t, weighted_n, node_out, start, stop, out):
                 out[i, k] += w * node_out[node, k]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def path_lengths_and_nodes(X, t, max_len):
     """Nodes visited by each row, root first, as a CSR (indptr, indices) pair."""
     (kind, feature, threshold, category, first_child, n_children, cat_map_start,
@@ -342,7 +343,7 @@ def path_lengths_and_nodes(X, t, max_len):
     return indptr, buf[:pos]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def accumulate_node_stats(X, y, y2, w, t, weighted_n, n_stats, regression, start=0,
                           count=False):
     """Stats of the rows of ``X`` reaching every node (class weights, or regression sums
@@ -356,7 +357,7 @@ def accumulate_node_stats(X, y, y2, w, t, weighted_n, n_stats, regression, start
     return out
 
 
-@njit(cache=True, nogil=True)
+@inner
 def accumulate_into(out, X, rows, y, y2, w, t, weighted_n, regression, start, count):
     """:func:`accumulate_node_stats` of the rows ``rows`` of ``X`` and ``y`` (weights
     ``w[i]`` for ``rows[i]``), adding into ``out`` (n_nodes, n_stats)."""
@@ -401,7 +402,7 @@ def accumulate_into(out, X, rows, y, y2, w, t, weighted_n, regression, start, co
                 node = nxt
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def child_branches(X, rows, t, node):
     """Branch of each of the rows ``rows`` of ``X`` at ``node``: the child's offset (0 for
     the first child), ``SPREAD`` for a row C4.5 shares out over every branch (a missing
@@ -428,7 +429,7 @@ def child_branches(X, rows, t, node):
     return out
 
 
-@njit(cache=True, nogil=True)
+@inner
 def children_weight(weighted_n, first, k):
     """Training weight of the ``k`` children from ``first`` on: what a spread row's weight
     is shared out by."""
@@ -438,7 +439,7 @@ def children_weight(weighted_n, first, k):
     return total
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def child_shares(X, rows, w, t, weighted_n, node):
     """Weight of each of the rows ``rows`` of ``X`` (weights ``w``) going to each child of
     ``node`` (columns in branch order): a row spread by a missing value (C4.5) is shared out
@@ -457,7 +458,7 @@ def child_shares(X, rows, w, t, weighted_n, node):
     return out
 
 
-@njit(cache=True, nogil=True)
+@inner
 def stop_node_moments(indptr, indices, collapse, thresholds, node_label, node_value, target,
                       w, regression):
     """Mean and sum of squared deviations, over the rows, of each row's loss in the pruned

@@ -5,17 +5,17 @@ split a table marks as chosen is the one the tree made.
 """
 
 import numpy as np
-from numba import njit
 
+from ._jit import inner, kernel
 from .splits import TIE_EPS
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _tol(x):
     return TIE_EPS * max(1.0, abs(x))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def choose_split(found, dec, info, gain_ratio):
     """Index of the winning candidate, or -1 when no candidate is valid.
 
@@ -63,7 +63,7 @@ def choose_split(found, dec, info, gain_ratio):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _ratio(dec, info):
     if info > 0.0:
         return dec / info

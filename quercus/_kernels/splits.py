@@ -20,8 +20,8 @@ Which feature wins is decided by ``selection.choose_split``.
 """
 
 import numpy as np
-from numba import njit
 
+from ._jit import inner, kernel
 from .criteria import GINI, POISSON, SQUARED_ERROR, impurity, split_scores, stats_weight
 from .histograms import (compact_histogram, feature_histogram, known_and_missing_totals,
                          slice_histogram, slice_positions)
@@ -51,7 +51,7 @@ LEARNED = 2
 TIE_EPS = 1e-12
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def lower(a, b):
     """``a`` is lower than ``b`` beyond rounding."""
     if not np.isfinite(b):
@@ -59,7 +59,7 @@ def lower(a, b):
     return a < b - TIE_EPS * max(1.0, abs(b))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def at_least(bound):
     """``bound`` lowered by rounding, for "a weight of at least ``bound``": weights summed in
     another order (the rows permuted, C4.5's fractional shares) differ in the last bits, and
@@ -73,7 +73,7 @@ def at_least(bound):
     return bound - TIE_EPS * max(1.0, abs(bound))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def midpoint(lo, hi):
     """Threshold between two adjacent observed values, as scikit-learn computes it."""
     t = lo / 2.0 + hi / 2.0
@@ -82,7 +82,7 @@ def midpoint(lo, hi):
     return t
 
 
-@njit(cache=True, nogil=True)
+@inner
 def draw_boundary(bins, nb, lo, hi, u):
     """``splitter="random"``: a threshold drawn uniformly between the node's smallest and
     largest value (``u`` in [0, 1)), and the last present bin ``t`` below it."""
@@ -95,7 +95,7 @@ def draw_boundary(bins, nb, lo, hi, u):
     return t, draw
 
 
-@njit(cache=True, nogil=True)
+@inner
 def boundary_threshold(bins, t, lo, hi, u, draw):
     """Threshold between present bins ``t`` and ``t + 1``: the midpoint of the two observed
     values around it, or a random draw (``u >= 0``) that falls between them; a draw inside a
@@ -107,7 +107,7 @@ def boundary_threshold(bins, t, lo, hi, u, draw):
     return midpoint(hi[bins[t]], lo[bins[t + 1]])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def resolve_threshold(codes_f, idx, split_bin, missing_code, xv, row_stride, col_stride,
                       x_rows, f):
     """Threshold of a split of a feature with no value table (its codes are the ranks of
@@ -133,7 +133,7 @@ def resolve_threshold(codes_f, idx, split_bin, missing_code, xv, row_stride, col
     return midpoint_of_rows(xv, row_stride, col_stride, x_rows, left_row, right_row, f)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def midpoint_of_rows(xv, row_stride, col_stride, x_rows, left, right, f):
     """Midpoint of feature ``f`` of samples ``left`` and ``right`` in the training matrix
     (see :func:`resolve_threshold` for the buffer, its strides and ``x_rows``)."""
@@ -143,7 +143,7 @@ def midpoint_of_rows(xv, row_stride, col_stride, x_rows, left, right, f):
                     xv[right * row_stride + f * col_stride])
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _child_impurity(a, b, criterion):
     """Weighted mean impurity of two branches, without allocating (hot loop)."""
     wa = stats_weight(a, criterion)
@@ -153,7 +153,7 @@ def _child_impurity(a, b, criterion):
     return (wa * impurity(a, criterion) + wb * impurity(b, criterion)) / (wa + wb)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _branch_ok(a, b, n_a, n_b, criterion, min_leaf_n, min_leaf_w):
     if n_a < min_leaf_n or n_b < min_leaf_n:
         return False
@@ -164,7 +164,7 @@ def _branch_ok(a, b, n_a, n_b, criterion, min_leaf_n, min_leaf_w):
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _split_missing(bins, counts, n, n_real_bins):
     """Separate the reserved missing bin. Returns (n_known_bins, miss_stats, n_miss)."""
     nb = bins.shape[0]
@@ -176,7 +176,7 @@ def _split_missing(bins, counts, n, n_real_bins):
     return nb, miss, 0
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _final_scores(left, right, miss, n_miss, miss_dir, criterion, missing_mode):
     """Decrease and split information of a two-way split, missing values included.
 
@@ -198,14 +198,14 @@ def _final_scores(left, right, miss, n_miss, miss_dir, criterion, missing_mode):
         stats, miss, criterion)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _rho(left, right, miss, criterion):
     known = stats_weight(left, criterion) + stats_weight(right, criterion)
     total = known + stats_weight(miss, criterion)
     return known / total if total > 0.0 else 0.0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _info_with_missing(branch_stats, miss, criterion):
     """Split information with the missing weight as one more branch (Quinlan)."""
     total = stats_weight(miss, criterion)
@@ -223,7 +223,7 @@ def _info_with_missing(branch_stats, miss, criterion):
     return info
 
 
-@njit(cache=True, nogil=True)
+@inner
 def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mode, min_leaf_n,
                  min_leaf_w, lo_t, hi_t):
     """Best boundary of a cumulative scan over ``counts`` rows in their given order
@@ -282,7 +282,7 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
     return best_t, best_dir
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, min_leaf_w,
                 lo_t, hi_t):
     """The hot loop of :func:`scan_ordered` without missing values to place (Gini,
@@ -302,7 +302,7 @@ def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, 
     return best_t
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _add_row_and_score(counts, t, n_t, left, left_n, left_w, total, total_n, total_w,
                        regression, criterion, min_leaf_n, min_leaf_w):
     """One step of a cumulative scan: row ``t`` of ``counts`` (``n_t`` samples) joins the
@@ -321,7 +321,7 @@ def _add_row_and_score(counts, t, n_t, left, left_n, left_w, total, total_n, tot
     return left_n, left_w, child
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _row_weight(counts, t):
     w = 0.0
     for k in range(counts.shape[1]):
@@ -329,7 +329,7 @@ def _row_weight(counts, t):
     return w
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _mass_impurity(left, w, total, sign, criterion):
     """``w`` times the impurity of the left branch (``sign`` 1) or of the right one,
     ``total - left`` (``sign`` -1), whose weight is ``w`` > 0."""
@@ -351,7 +351,7 @@ def _mass_impurity(left, w, total, sign, criterion):
     return acc / _LOG2
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _totals(counts, n):
     """The stats and the sample count of all ``counts`` rows: ``_prefix(counts, nb - 1)``,
     summed in the same order (the same bits)."""
@@ -364,7 +364,7 @@ def _totals(counts, n):
     return total, total_n
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _prefix(counts, upto):
     out = np.zeros(counts.shape[1])
     for b in range(upto + 1):
@@ -373,7 +373,7 @@ def _prefix(counts, upto):
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def best_split_numeric(bins, counts, n, lo, hi, miss, n_miss, criterion, missing_mode,
                        min_leaf_n, min_leaf_w, u):
     """Best threshold of one numeric feature from its compact histogram (known bins).
@@ -409,7 +409,7 @@ def best_split_numeric(bins, counts, n, lo, hi, miss, n_miss, criterion, missing
     return (True, child, dec, info, bins[t], thr, d)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def best_split_multiway(counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n,
                         min_leaf_w, min_objects=0.0):
     """Multiway split of a categorical feature: one branch per category present.
@@ -457,7 +457,7 @@ def best_split_multiway(counts, n, miss, n_miss, criterion, missing_mode, min_le
     return best
 
 
-@njit(cache=True, nogil=True)
+@inner
 def best_split_one_vs_rest(bins, counts, n, miss, n_miss, criterion, missing_mode,
                            min_leaf_n, min_leaf_w, u):
     """Best ``a == v`` / ``a != v`` split of a categorical feature.
@@ -509,7 +509,7 @@ def best_split_one_vs_rest(bins, counts, n, miss, n_miss, criterion, missing_mod
     return (True, child, dec, info, bins[best_b], best_d)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def category_order(counts, criterion):
     """Order of the histogram rows by mean target (ties by category order)."""
     nb = counts.shape[0]
@@ -520,7 +520,7 @@ def category_order(counts, criterion):
     return np.argsort(key, kind="mergesort")
 
 
-@njit(cache=True, nogil=True)
+@inner
 def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n,
                        min_leaf_w, u):
     """Best two-subset split of a categorical feature for regression: categories sorted
@@ -551,7 +551,7 @@ def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, m
     return (True, child, dec, info, t + 1, d)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, hist, hist_n,
                    hist_offsets):
     """Compact histogram of feature ``f`` at a node: from its dense histogram when it has
@@ -564,7 +564,7 @@ def node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, hist, h
     return feature_histogram(codes[:, f], idx, wi, y, y2, n_bins[f] + 1, n_stats, criterion)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion, min_leaf_w,
                                   min_objects):
     """(rho, least weight of a binary split's branch) of a feature at a node whose known
@@ -583,7 +583,7 @@ def _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion, min
     return rho, at_least(min_w_bin)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f, n_stats,
                     criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, u,
                     min_objects):
@@ -635,7 +635,7 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
     return ok, CAT_SUBSET, c, d, s, nl, 0.0, md, rho
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, missing_mode,
                    min_leaf_n, min_leaf_w, min_objects, width):
     """:func:`score_histogram` of a numeric feature with ``nbf`` bins (its missing bin
@@ -716,7 +716,7 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
     return True, True, NUMERIC, child, dec, info, best_code, thr, np.int64(-1), rho
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
                     n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w,
                     uniforms, min_objects, hist, hist_n, hist_offsets, stream_bins):
@@ -724,7 +724,11 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
     :func:`node_histogram`) from the caller; one thread (``quercus._threads`` shares a big
     node's features out to several). A numeric feature of more than ``stream_bins`` bins
     is scored by :func:`stream_numeric` where a dense histogram would be built; with
-    ``stream_bins=None`` that path is not compiled (a small fit never needs it)."""
+    ``stream_bins=None`` that path is not compiled (a small fit never needs it).
+
+    Returns the outputs packed as (found, kind, res, ints): :func:`unpack_search` turns
+    them into :func:`search_node`'s nine arrays (in Python: copying them out compiled
+    took 0.7 s of a cold first fit)."""
     found, kind, res, ints = _outputs(features.shape[0])
     m = idx.shape[0]
     for i in range(features.shape[0]):
@@ -751,16 +755,16 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
                                   n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
                                   min_leaf_w, uniforms[i], min_objects),
                found, kind, res, ints)
-    return _unpack(found, kind, res, ints)
+    return found, kind, res, ints
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _outputs(nf):
     return (np.zeros(nf, dtype=np.bool_), np.zeros(nf, dtype=np.int8), np.zeros((nf, 5)),
             np.full((nf, 2), -1, dtype=np.int64))
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _store(i, r, found, kind, res, ints):
     found[i] = r[0]
     kind[i] = r[1]
@@ -773,13 +777,12 @@ def _store(i, r, found, kind, res, ints):
     res[i, 4] = r[8]   # rho
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _unpack(found, kind, res, ints):
     return (found, kind, res[:, 0].copy(), res[:, 1].copy(), res[:, 2].copy(),
             ints[:, 0].copy(), res[:, 3].copy(), ints[:, 1].copy(), res[:, 4].copy())
 
 
-@njit(cache=True, nogil=True)
 def search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
                 n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
                 min_objects=0.0, stream_bins=None):
@@ -816,7 +819,26 @@ def search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, id
     each of length ``len(features)``.
     """
     none = np.zeros(n_bins.shape[0] + 1, dtype=np.int64)
-    return search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi,
-                           y, y2, n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
-                           min_leaf_w, uniforms, min_objects, np.zeros((0, n_stats)),
-                           np.zeros(0, dtype=np.int64), none, stream_bins)
+    return unpack_search(*search_features(
+        codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2, n_stats,
+        criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
+        float(min_objects), np.zeros((0, n_stats)), np.zeros(0, dtype=np.int64), none,
+        stream_bins))
+
+
+def unpack_search(found, kind, res, ints):
+    """:func:`search_features`' packed outputs (``res`` and ``ints`` a row per feature) as
+    :func:`search_node`'s nine arrays, each contiguous.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = np.arange(10.0).reshape(2, 5)
+    >>> ints = np.array([[3, -1], [4, 1]])
+    >>> out = unpack_search(np.ones(2, bool), np.ones(2, np.int8), res, ints)
+    >>> out[3].tolist(), out[5].tolist(), out[7].tolist()
+    ([1.0, 6.0], [3, 4], [-1, 1])
+    """
+    r = np.ascontiguousarray(res.T)
+    i = np.ascontiguousarray(ints.T)
+    return found, kind, r[0], r[1], r[2], i[0], r[3], i[1], r[4]

@@ -12,8 +12,8 @@ search (``max_surrogate=0`` is allowed), no absolute error. The grower checks th
 """
 
 import numpy as np
-from numba import njit
 
+from ._jit import inner, kernel
 from .criteria import GINI, SQUARED_ERROR, impurity
 from .histograms import (build_histograms, compact_histogram, feature_histogram,
                          sorted_histogram, sorted_positions, subtract_histograms)
@@ -34,7 +34,7 @@ THRESHOLD, WEIGHT, IMPURITY, RHO, VALUE = range(5)
 _EPSILON = np.finfo(np.float64).eps
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _new_nodes(ints, flts, count, n_new, depth):
     """Reserve ``n_new`` leaf slots (the builder's defaults); grows the tables as needed."""
     if count + n_new > ints.shape[0]:
@@ -54,7 +54,7 @@ def _new_nodes(ints, flts, count, n_new, depth):
     return ints, flts
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, n_left):
     """Child (0 left, 1 right, -1 absent) of every category of an ordered split."""
     nbf = n_bins[f]
@@ -68,7 +68,7 @@ def _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, n_left):
     return cat_map
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_stats, regression,
                  criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
@@ -323,7 +323,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     return ints, flts, count, cat_maps[:n_cat].copy()
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _may_split(depth, m, weight, max_depth, min_samples_split, min_samples_leaf,
                min_weight_leaf, min_objects):
     """The size and depth rules allow splitting a node (the grower's ``may_split``)."""
@@ -331,7 +331,7 @@ def _may_split(depth, m, weight, max_depth, min_samples_split, min_samples_leaf,
                 or weight < at_least(2 * min_weight_leaf) or weight < at_least(2 * min_objects))
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _presorted_threshold(codes_f, idx, order, split_bin, xv, x_row_stride, x_col_stride,
                          x_rows, f):
     """:func:`resolve_threshold` for a presorted feature: the node's samples in code order
@@ -348,7 +348,7 @@ def _presorted_threshold(codes_f, idx, order, split_bin, xv, x_row_stride, x_col
                             idx[order[lo]], f)
 
 
-@njit(cache=True, nogil=True)
+@inner
 def _split_sorted(srt, start, buf, branch, n_children):
     """Each presorted feature's order of a node (columns ``start .. start + m`` of
     ``srt``) split stably, in place, into its children's (every sample goes to exactly

@@ -1,14 +1,14 @@
 """rpart's surrogate splits: the split on another attribute that best mimics the primary."""
 
 import numpy as np
-from numba import njit
 
+from ._jit import kernel
 from .criteria import GINI
 from .histograms import feature_histogram
 from .splits import CAT_BINARY, NUMERIC, _split_missing, midpoint
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
     """Best surrogate split on one attribute.
 
@@ -64,7 +64,7 @@ def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
     return best / total, majority, NUMERIC, bins[best_b], thr, best_flip
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, primary, idx,
                    wi, direction):
     """:func:`best_surrogate` for every attribute in ``features`` but ``primary``, in one

@@ -1,10 +1,11 @@
 """Growing the 2-D tables the kernels fill row by row."""
 
 import numpy as np
-from numba import njit
+
+from ._jit import inner
 
 
-@njit(cache=True, nogil=True)
+@inner
 def grown(table, n_rows, keep):
     """A table of ``n_rows`` rows like ``table``, its first ``keep`` rows copied and the
     others left uninitialised (the callers write every row they hand out, and rows never
