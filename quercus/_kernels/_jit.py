@@ -22,12 +22,24 @@ kernel.__doc__ = """``numba.njit`` with the kernels' options; ``@kernel`` or ``@
 
 Examples
 --------
->>> import numpy as np
->>> @kernel
-... def total(a):
-...     return a.sum()
->>> float(total(np.arange(4.0)))
-6.0
+>>> from quercus._kernels.splits import midpoint
+>>> midpoint.targetoptions["no_cfunc_wrapper"], float(midpoint(1.0, 2.0))
+(True, 1.5)
 """
 
-inner = register_jitable
+inner = register_jitable(no_cfunc_wrapper=True)
+inner.__doc__ = """``numba.extending.register_jitable`` without the C wrapper: ``@inner``.
+
+Examples
+--------
+>>> import numpy as np
+>>> from quercus._kernels.criteria import GINI, impurity, stats_weight
+>>> counts = np.array([1.0, 3.0])
+>>> float(stats_weight(counts, GINI))  # from Python: the plain function
+4.0
+>>> float(impurity(counts, GINI))  # a kernel calling it: compiled into it
+0.375
+"""
+
+# The examples above are strings on objects that doctest does not collect by themselves.
+__test__ = {"kernel": kernel.__doc__, "inner": inner.__doc__}
