@@ -758,29 +758,39 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
     return found, kind, res, ints
 
 
+# Columns of a search's packed outputs (see :func:`_outputs`): the floats in ``res``, the
+# integers in ``ints``. One layout for the compiled and the Python unpacking.
+RES_CHILD, RES_DECREASE, RES_INFO, RES_THRESHOLD, RES_RHO = 0, 1, 2, 3, 4
+INT_BIN, INT_MISS_DIR = 0, 1
+
+
 @inner
 def _outputs(nf):
+    """(found, kind, res, ints) for ``nf`` features, a row per feature."""
     return (np.zeros(nf, dtype=np.bool_), np.zeros(nf, dtype=np.int8), np.zeros((nf, 5)),
             np.full((nf, 2), -1, dtype=np.int64))
 
 
 @inner
 def _store(i, r, found, kind, res, ints):
+    """Store one feature's result ``r`` (as :func:`score_histogram` returns it) in row ``i``."""
     found[i] = r[0]
     kind[i] = r[1]
-    res[i, 0] = r[2]   # child impurity
-    res[i, 1] = r[3]   # decrease
-    res[i, 2] = r[4]   # split information
-    ints[i, 0] = r[5]  # split bin
-    res[i, 3] = r[6]   # threshold
-    ints[i, 1] = r[7]  # missing direction
-    res[i, 4] = r[8]   # rho
+    res[i, RES_CHILD] = r[2]
+    res[i, RES_DECREASE] = r[3]
+    res[i, RES_INFO] = r[4]
+    ints[i, INT_BIN] = r[5]
+    res[i, RES_THRESHOLD] = r[6]
+    ints[i, INT_MISS_DIR] = r[7]
+    res[i, RES_RHO] = r[8]
 
 
 @inner
 def _unpack(found, kind, res, ints):
-    return (found, kind, res[:, 0].copy(), res[:, 1].copy(), res[:, 2].copy(),
-            ints[:, 0].copy(), res[:, 3].copy(), ints[:, 1].copy(), res[:, 4].copy())
+    """:func:`unpack_search` in compiled code (the subtree kernel's)."""
+    return (found, kind, res[:, RES_CHILD].copy(), res[:, RES_DECREASE].copy(),
+            res[:, RES_INFO].copy(), ints[:, INT_BIN].copy(), res[:, RES_THRESHOLD].copy(),
+            ints[:, INT_MISS_DIR].copy(), res[:, RES_RHO].copy())
 
 
 def search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
@@ -840,5 +850,6 @@ def unpack_search(found, kind, res, ints):
     ([1.0, 6.0], [3, 4], [-1, 1])
     """
     r = np.ascontiguousarray(res.T)
-    i = np.ascontiguousarray(ints.T)
-    return found, kind, r[0], r[1], r[2], i[0], r[3], i[1], r[4]
+    n = np.ascontiguousarray(ints.T)
+    return (found, kind, r[RES_CHILD], r[RES_DECREASE], r[RES_INFO], n[INT_BIN],
+            r[RES_THRESHOLD], n[INT_MISS_DIR], r[RES_RHO])
