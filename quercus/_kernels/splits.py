@@ -230,11 +230,15 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
     (``total``, ``total_n``: their :func:`_totals`).
 
     Boundaries ``t`` in ``[lo_t, hi_t)`` put rows ``0..t`` left. Returns
-    (best_t, miss_dir) with best_t = -1 when no boundary is valid, and
+    (best_t, miss_dir, best_left) with best_t = -1 when no boundary is valid, and
     best_t = nb - 1 for LEARNED's "every known value left, missing right" candidate.
+    ``best_left`` is the known rows' stats left of the best boundary, copied from the scan
+    when it finds a better one: the prefix sum summed again afterwards, in the same order
+    and so to the same bits, cost a sixth of the scan.
     """
     nb, n_stats = counts.shape
     left = np.zeros(n_stats)
+    best_left = np.zeros(n_stats)
     learned = missing_mode == 2 and n_miss > 0
     best_t = np.int64(-1)
     best_dir = np.int64(-1)
@@ -246,7 +250,7 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
             left[k] += counts[b, k]
     if not learned and criterion != POISSON:
         return _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n,
-                           min_leaf_w, lo_t, hi_t), -1
+                           min_leaf_w, lo_t, hi_t, best_left), -1, best_left
     right = np.empty(n_stats)
     la = np.empty(n_stats)
     ra = np.empty(n_stats)
@@ -261,6 +265,7 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
                 child = _child_impurity(left, right, criterion)
                 if lower(child, best_child):
                     best_t, best_dir, best_child = t, -1, child
+                    best_left[:] = left
             continue
         # Missing to the right first, so that a tie keeps them right (scikit-learn's order).
         for d in range(1, -1, -1):
@@ -273,21 +278,24 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
                 child = _child_impurity(la, ra, criterion)
                 if lower(child, best_child):
                     best_t, best_dir, best_child = t, d, child
+                    best_left[:] = left
     if learned and hi_t == nb - 1:
         # Every known value left, the missing ones right.
         if _branch_ok(total, miss, total_n, n_miss, criterion, min_leaf_n, min_leaf_w):
             child = _child_impurity(total, miss, criterion)
             if lower(child, best_child):
                 best_t, best_dir, best_child = nb - 1, 1, child
-    return best_t, best_dir
+                best_left[:] = total
+    return best_t, best_dir, best_left
 
 
 @kernel(inline="always")
 def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, min_leaf_w,
-                lo_t, hi_t):
+                lo_t, hi_t, best_left):
     """The hot loop of :func:`scan_ordered` without missing values to place (Gini,
     entropy, squared error): branch weights kept as scalars and each child's impurity in
-    one pass over its stats. ``left`` holds rows ``0..lo_t - 1`` on entry."""
+    one pass over its stats. ``left`` holds rows ``0..lo_t - 1`` on entry; ``best_left``
+    gets its value at the best boundary."""
     regression = criterion > GINI
     total_w = stats_weight(total, criterion)
     left_w = stats_weight(left, criterion)
@@ -299,6 +307,7 @@ def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, 
             criterion, min_leaf_n, min_leaf_w)
         if lower(child, best_child):
             best_t, best_child = t, child
+            best_left[:] = left
     return best_t
 
 
@@ -395,11 +404,10 @@ def best_split_numeric(bins, counts, n, lo, hi, miss, n_miss, criterion, missing
         t, draw = draw_boundary(bins, nb, lo, hi, u)
         lo_t, hi_t = t, t + 1
     total, total_n = _totals(counts, n)
-    t, d = scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mode,
-                        min_leaf_n, min_leaf_w, lo_t, hi_t)
+    t, d, left = scan_ordered(counts, n, total, total_n, miss, n_miss, criterion,
+                              missing_mode, min_leaf_n, min_leaf_w, lo_t, hi_t)
     if t < 0:
         return none
-    left = _prefix(counts, t)
     right = total - left
     child, dec, info = _final_scores(left, right, miss, n_miss, d, criterion, missing_mode)
     if t == nb - 1:
@@ -540,12 +548,11 @@ def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, m
         lo_t = min(int(u * (nb - 1)), nb - 2)
         hi_t = lo_t + 1
     total, total_n = _totals(sc, sn)
-    t, d = scan_ordered(sc, sn, total, total_n, miss, n_miss, criterion, missing_mode,
-                        min_leaf_n, min_leaf_w, lo_t, hi_t)
+    t, d, left = scan_ordered(sc, sn, total, total_n, miss, n_miss, criterion, missing_mode,
+                              min_leaf_n, min_leaf_w, lo_t, hi_t)
     if t < 0:
         return none
     # t == nb - 1 is LEARNED's "every known category left, the missing ones right".
-    left = _prefix(sc, t)
     right = total - left
     child, dec, info = _final_scores(left, right, miss, n_miss, d, criterion, missing_mode)
     return (True, child, dec, info, t + 1, d)

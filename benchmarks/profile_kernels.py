@@ -1,0 +1,184 @@
+"""Where a fit's time goes inside the compiled kernels, function by function.
+
+cProfile sees a numba kernel as one opaque call, and ``perf`` sees its machine code as
+anonymous addresses. This script names those addresses: it fits once (compiling every
+kernel the fit needs into a fresh cache, so that the machine code is at hand), writes
+``/tmp/perf-<pid>.map`` (Linux ``perf``'s map of just-in-time code: address, size, name)
+for every function of every compiled quercus kernel, then samples its own process with
+``perf record`` while it repeats the fit, and prints each function's share of the samples.
+An ``inner`` helper (see ``quercus/_kernels/_jit.py``) that LLVM did not inline shows
+under its own name; one it inlined counts in its caller.
+
+Usage (``perf`` from the Debian package ``linux-perf``)::
+
+    python -m benchmarks.profile_kernels --set breast_cancer --learner ccp
+    python -m benchmarks.profile_kernels --rows 300000 --cols 50 --seconds 12
+
+The rows are ``--set``'s training rows (any data set of the suite) or a
+``make_classification`` sample; ``--learner`` is a learner key of the suite (``cart``,
+``cart-hist``, ``c45``, ``ccp``). The first fit compiles every kernel (20-60 s). The map
+reads numba internals (``CodeLibrary._get_compiled_object``, ``get_pointer_to_function``),
+so a numba upgrade may need this script changed; the package does not use it.
+"""
+
+import argparse
+import importlib
+import os
+import pkgutil
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+PERF_MISSING = "perf is not installed (Debian: apt-get install linux-perf)"
+
+
+def short_name(symbol):
+    """The dotted name in a numba symbol: its length-prefixed parts after ``_ZN``.
+
+    >>> short_name("_ZN7quercus8_kernels6splits12scan_orderedB3v54B54c8tJTIeFIjx")
+    'quercus._kernels.splits.scan_ordered'
+    >>> short_name("NRT_decref")
+    'NRT_decref'
+    """
+    if not symbol.startswith("_ZN"):
+        return symbol
+    parts, pos = [], 3
+    while pos < len(symbol) and symbol[pos].isdigit():
+        digits = re.match(r"\d+", symbol[pos:]).group()
+        pos += len(digits)
+        parts.append(symbol[pos:pos + int(digits)])
+        pos += int(digits)
+    return ".".join(parts) or symbol
+
+
+def dispatchers():
+    """Every numba dispatcher of quercus's kernel modules and ``_binning``."""
+    import numba
+
+    import quercus._kernels as kernels
+    modules = ["quercus._kernels." + m.name for m in pkgutil.iter_modules(kernels.__path__)]
+    found = []
+    for name in modules + ["quercus._binning"]:
+        for value in vars(importlib.import_module(name)).values():
+            if isinstance(value, numba.core.dispatcher.Dispatcher) and value not in found:
+                found.append(value)
+    return found
+
+
+def perf_map_lines(dispatchers_):
+    """``address size name`` lines for each function of each compiled overload.
+
+    Each function's address is asked of the loaded library by its own symbol (the
+    object's sections are loaded apart, so offsets in the object do not give it)."""
+    lines = []
+    with tempfile.TemporaryDirectory() as tmp:
+        obj_path = os.path.join(tmp, "kernel.o")
+        for d in dispatchers_:
+            for cres in d.overloads.values():
+                lib = cres.library
+                try:
+                    obj = lib._get_compiled_object()
+                except Exception:  # loaded from a cache: no object at hand
+                    continue
+                with open(obj_path, "wb") as f:
+                    f.write(obj)
+                out = subprocess.run(["nm", "-S", "--defined-only", obj_path],
+                                     capture_output=True, text=True, check=True).stdout
+                for row in out.splitlines():
+                    fields = row.split()
+                    if len(fields) != 4 or fields[2] not in "tTwW":
+                        continue
+                    try:
+                        address = lib.get_pointer_to_function(fields[3])
+                    except Exception:
+                        address = 0
+                    if address:
+                        lines.append(f"{address:x} {fields[1]} {short_name(fields[3])}\n")
+    return lines
+
+
+def shares(report_text, top):
+    """(share %, name) of the ``top`` heaviest names in ``perf report --stdio`` output,
+    one name's rows (a helper compiled into several kernels) added up."""
+    total = {}
+    for row in report_text.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+\[\.\]\s+(\S+)", row) or re.match(
+            r"\s*([\d.]+)%\s+\[k\]\s+(\S+)", row)
+        if m:
+            total[m.group(2)] = total.get(m.group(2), 0.0) + float(m.group(1))
+    return sorted(((v, k) for k, v in total.items()), reverse=True)[:top]
+
+
+def training_rows(args):
+    import numpy as np
+    if args.set:
+        from benchmarks import suite
+        ds = [d for d in suite.DATASETS if d.name == args.set]
+        if not ds:
+            raise SystemExit(f"--set {args.set!r}: no such data set in benchmarks/suite.py")
+        X, _, y, _ = suite.split(ds[0])
+        return X, y, ds[0].task, suite.categorical(X)
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n_samples=args.rows, n_features=args.cols,
+                               n_informative=min(20, args.cols), random_state=0)
+    return X, np.asarray(y), "classification", []
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", help="a data set of the suite (default: synthetic rows)")
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--cols", type=int, default=50)
+    parser.add_argument("--learner", default="cart",
+                        help="cart (exact), cart-hist, c45 or ccp (default: cart)")
+    parser.add_argument("--seconds", type=float, default=8.0, help="sampling time")
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args(argv)
+    if shutil.which("perf") is None or shutil.which("nm") is None:
+        print(PERF_MISSING if shutil.which("perf") is None else "nm (binutils) is missing")
+        return 2
+    # A fresh cache: kernels loaded from the user's cache carry no object code to map.
+    os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="quercus-profile-")
+    from benchmarks import suite
+    X, y, task, cats = training_rows(args)
+    n_classes = 0 if task == suite.REG else len(set(y))
+    est, settings = suite.quercus_estimator(args.learner, task, len(y), n_classes, cats)
+    print(f"{len(y):,} rows x {X.shape[1]}: {settings}", flush=True)
+    start = time.perf_counter()
+    est.fit(X, y)
+    print(f"first fit (compiling): {time.perf_counter() - start:.1f} s", flush=True)
+    map_path = f"/tmp/perf-{os.getpid()}.map"
+    lines = perf_map_lines(dispatchers())
+    with open(map_path, "w") as f:
+        f.writelines(lines)
+    data = os.path.join(tempfile.mkdtemp(prefix="quercus-perf-"), "perf.data")
+    perf = subprocess.Popen(["perf", "record", "-q", "-F", "2000", "-o", data, "-p",
+                             str(os.getpid()), "--", "sleep", str(args.seconds)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(0.5)  # perf attaches
+    fits, secs = 0, []
+    while perf.poll() is None:
+        start = time.perf_counter()
+        est.fit(X, y)
+        secs.append(time.perf_counter() - start)
+        fits += 1
+    if perf.returncode != 0:
+        print("perf record failed:", perf.stderr.read().decode().strip()[-400:])
+        return 1
+    report = subprocess.run(["perf", "report", "-i", data, "--sort", "symbol", "--stdio"],
+                            capture_output=True, text=True).stdout
+    secs.sort()
+    print(f"{fits} fits sampled, median {secs[len(secs) // 2] * 1e3:.1f} ms; "
+          f"{len(lines)} compiled functions mapped")
+    print(f"{'share':>7}  function")
+    for share, name in shares(report, args.top):
+        print(f"{share:6.2f}%  {name}")
+    os.remove(map_path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""The kernel profiler's own pieces (benchmarks/profile_kernels.py): naming numba's
+symbols, mapping compiled functions to their addresses, and reading perf's report."""
+
+import shutil
+
+import numba
+import numpy as np
+import pytest
+
+from benchmarks.profile_kernels import perf_map_lines, shares, short_name
+
+
+def test_short_name_reads_the_length_prefixed_parts_of_a_numba_symbol():
+    assert short_name("_ZN7quercus8_kernels7subtree12grow_subtreeB2v1B62c8tJTIeFIjx"
+                      "E5ArrayItLi2E1F7mutable7alignedE") == "quercus._kernels.subtree.grow_subtree"
+    assert short_name("_ZN7cpython7quercus8_kernels6splits5lowerB3v12E") == \
+        "cpython.quercus._kernels.splits.lower"
+    assert short_name("NRT_decref") == "NRT_decref"
+
+
+def test_shares_add_up_one_name_compiled_into_several_kernels():
+    report = """# Samples: 3K of event 'cpu-clock'
+    30.00%  [.] quercus._kernels.splits.scan_ordered
+    12.50%  [.] quercus._kernels.splits.scan_ordered
+    20.00%  [.] malloc
+     1.25%  [k] clear_page_erms
+"""
+    assert shares(report, 2) == [(42.5, "quercus._kernels.splits.scan_ordered"),
+                                 (20.0, "malloc")]
+    assert shares(report, 10)[-1] == (1.25, "clear_page_erms")
+
+
+@pytest.mark.skipif(shutil.which("nm") is None, reason="needs nm (binutils)")
+def test_perf_map_names_a_function_compiled_in_this_process_at_its_address():
+    @numba.njit
+    def add_one(a):
+        return a + 1.0
+
+    add_one(np.zeros(3))
+    lines = perf_map_lines([add_one])
+    named = [ln.split() for ln in lines if ln.split()[2].endswith(".add_one")]
+    assert named, lines
+    address, size, _ = named[0]
+    assert int(address, 16) > 0 and int(size, 16) > 0
+    # Different functions get different addresses.
+    assert len({ln.split()[0] for ln in lines}) == len(lines)
