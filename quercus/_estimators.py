@@ -447,11 +447,11 @@ class _BaseTree(BaseEstimator):
         return state
 
     # ------------------------------------------------------------------ routing
-    def _encode(self, X, any_order=False):
+    def _encode(self, X, any_order=False, inf_checked_later=False):
         check_is_fitted(self, "tree_")
         X = _prepare.as_2d(X)
         validate_data(self, X, reset=False, skip_check_array=True)
-        return _prepare.encode(X, self.schema_, any_order)
+        return _prepare.encode(X, self.schema_, any_order, inf_checked_later)
 
     def _node_outputs(self):
         """Per-node prediction: class probabilities, or the regression value."""
@@ -495,9 +495,13 @@ class _BaseTree(BaseEstimator):
         >>> int(clf.apply(X.iloc[:1])[0]) > 0
         True
         """
-        X_enc = self._encode(X, any_order=True)
+        X_enc = self._encode(X, any_order=True, inf_checked_later=True)
         with numba_threads(self.n_jobs):
-            return apply_tree(X_enc, self.tree_.kernel_args())
+            nodes, has_inf = apply_tree(X_enc, self.tree_.kernel_args(), check_inf=True)
+        if has_inf:
+            self._encode(X)  # raises the error that names the column and the row
+            raise ValueError("Input X contains an infinite value.")
+        return nodes
 
     def decision_path(self, X):
         """Sparse indicator matrix (n_samples, n_nodes) of the nodes each sample visits.

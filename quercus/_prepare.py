@@ -436,15 +436,18 @@ def _checked_float_matrix(X):
     return arr if seen.all() or arr.shape[0] == 0 else None
 
 
-def encode(X, schema, any_order=False):
+def encode(X, schema, any_order=False, inf_checked_later=False):
     """Encode new X with a fitted schema (same columns, same order). A float64 matrix of
     finite or missing numbers is read as it is: in row order, or in any order with
-    ``any_order`` (the routing kernels reorder it block by block)."""
+    ``any_order`` (the routing kernels reorder it block by block). With
+    ``inf_checked_later`` a float64 matrix is not searched for infinite values here: the
+    caller's kernel does it as it reads the rows (``apply_tree(..., check_inf=True)``) and
+    encodes again, to raise the column's error, when it finds one."""
     if X.shape[1] != schema.n_features:
         raise ValueError(f"X has {X.shape[1]} features, but the tree was fitted with "
                          f"{schema.n_features} features.")
     arr = None if schema.is_categorical.any() else _float_view(X)
-    if arr is not None and _no_inf(arr):
+    if arr is not None and (inf_checked_later or _no_inf(arr)):
         # Numbers only, finite or NaN: read as they are (a DataFrame's float64 block
         # without splitting it into columns, a sixth of a 25k x 50 prediction).
         return arr if any_order and arr.flags.f_contiguous else np.ascontiguousarray(arr)

@@ -438,3 +438,25 @@ def test_docs_list_every_case():
     missing = [case for case, *_ in CASES if f"| {case} |" not in doc]
     assert not missing, f"docs/bad_input.md lacks {missing}"
     assert f"{len(CASES)} cases." in doc
+
+
+@pytest.mark.parametrize("n_rows", [50, 3 * 4096 + 7])  # one block; several parallel tasks
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("value", [np.inf, -np.inf])
+def test_an_infinite_number_in_a_float_matrix_at_predict_names_its_column(n_rows, order,
+                                                                            value):
+    """The routing kernel finds it as it reads the rows (no separate pass over X), and
+    the error is the column's, as when X is encoded column by column."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    clf = CARTClassifier(max_bins=None).fit(X, (X[:, 2] > 0).astype(int))
+    X_new = np.asarray(rng.normal(size=(n_rows, 3)), order=order)
+    X_new[n_rows - 2, 1] = value
+    for method in (clf.predict, clf.apply, clf.predict_proba):
+        with pytest.raises(ValueError, match=r"Input X contains inf in column 'x1' "
+                                             rf"\(row {n_rows - 2}\)"):
+            method(X_new)
+    # NaN is a missing value, not an error; the same rows route as before.
+    X_new[n_rows - 2, 1] = np.nan
+    nodes = clf.apply(X_new)
+    assert nodes.shape == (n_rows,) and (clf.tree_.kind[nodes] == LEAF).all()

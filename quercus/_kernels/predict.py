@@ -128,19 +128,29 @@ def _spread(stack_node, stack_w, top, node, w, first_child, n_children, weighted
     return top
 
 
-def apply_tree(X, t):
+def apply_tree(X, t, check_inf=False):
     """Index of the node where each row ends: a leaf, or the internal node where it
     stopped (unseen category) or spread over the branches (C4.5 missing value). More than
-    one chunk of rows is routed in parallel."""
+    one chunk of rows is routed in parallel.
+
+    With ``check_inf``, returns (nodes, has_inf): each parallel task also looks for an
+    infinite value in its block of rows as it reads it (the nodes are meaningless when
+    one is found). A separate pass over X, as the caller's check would make, read all of
+    it once more from memory: a fifth of a 250k x 50 prediction."""
     out = np.empty(X.shape[0], dtype=np.int64)
     rt = route_table(t)
+    bad = np.zeros(max(1, (X.shape[0] + CHUNK - 1) // CHUNK) if check_inf else 0,
+                   dtype=np.bool_)
     if X.shape[0] <= CHUNK:
-        _apply_rows(np.ascontiguousarray(X), t, rt, 0, X.shape[0], out)
+        X = np.ascontiguousarray(X)
+        if check_inf:
+            bad[0] = np.isinf(X).any()
+        _apply_rows(X, t, rt, 0, X.shape[0], out)
     elif not X.flags.c_contiguous:
-        _apply_parallel_blocks(X, t, rt, out)
+        _apply_parallel_blocks(X, t, rt, out, bad)
     else:
-        _apply_parallel(X, t, rt, out)
-    return out
+        _apply_parallel(X, t, rt, out, bad)
+    return (out, bool(bad.any())) if check_inf else out
 
 
 def route_table(t):
@@ -164,21 +174,39 @@ def route_table(t):
 
 
 @kernel(parallel=True)
-def _apply_parallel_blocks(X, t, rt, out):
+def _apply_parallel_blocks(X, t, rt, out, bad):
     """:func:`_apply_parallel` for a column-ordered X: each task copies its block of rows
     into row order first (in cache, in parallel) instead of the caller copying all of X."""
     n = X.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
         s, e = c * CHUNK, min(n, (c + 1) * CHUNK)
         block = np.ascontiguousarray(X[s:e])
+        if bad.shape[0] > 0:
+            bad[c] = _has_inf(block, 0, e - s)
         _apply_rows(block, t, rt, 0, e - s, out[s:e])
 
 
 @kernel(parallel=True)
-def _apply_parallel(X, t, rt, out):
+def _apply_parallel(X, t, rt, out, bad):
+    """Rows routed in parallel tasks of CHUNK rows; with a non-empty ``bad`` (one flag a
+    task), each task first reads its rows through for an infinite value, which also brings
+    them into cache for the routing."""
     n = X.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
-        _apply_rows(X, t, rt, c * CHUNK, min(n, (c + 1) * CHUNK), out)
+        s, e = c * CHUNK, min(n, (c + 1) * CHUNK)
+        if bad.shape[0] > 0:
+            bad[c] = _has_inf(X, s, e)
+        _apply_rows(X, t, rt, s, e, out)
+
+
+@inner
+def _has_inf(X, start, stop):
+    """Whether rows ``start..stop`` of X hold an infinite value (NaN is not one)."""
+    found = False
+    for i in range(start, stop):
+        for j in range(X.shape[1]):
+            found |= abs(X[i, j]) == np.inf
+    return found
 
 
 @kernel
