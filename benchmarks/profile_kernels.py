@@ -14,17 +14,15 @@ Usage (``perf`` from the Debian package ``linux-perf``)::
     python -m benchmarks.profile_kernels --set breast_cancer --learner ccp
     python -m benchmarks.profile_kernels --rows 300000 --cols 50 --seconds 12
 
-The rows are ``--set``'s training rows (any data set of the suite) or a
-``make_classification`` sample; ``--learner`` is a learner key of the suite (``cart``,
-``cart-hist``, ``c45``, ``ccp``). The first fit compiles every kernel (20-60 s). The map
+The rows are ``--set``'s training rows (any data set of the suite) or the suite's
+``make_classification`` sample (half the columns informative); ``--learner`` is a
+learner key of the suite (``cart``, ``cart-hist``, ``c45``, ``ccp``). The first fit compiles every kernel (20-60 s). The map
 reads numba internals (``CodeLibrary._get_compiled_object``, ``get_pointer_to_function``),
 so a numba upgrade may need this script changed; the package does not use it.
 """
 
 import argparse
-import importlib
 import os
-import pkgutil
 import re
 import shutil
 import subprocess
@@ -52,20 +50,6 @@ def short_name(symbol):
         parts.append(symbol[pos:pos + int(digits)])
         pos += int(digits)
     return ".".join(parts) or symbol
-
-
-def dispatchers():
-    """Every numba dispatcher of quercus's kernel modules and ``_binning``."""
-    import numba
-
-    import quercus._kernels as kernels
-    modules = ["quercus._kernels." + m.name for m in pkgutil.iter_modules(kernels.__path__)]
-    found = []
-    for name in modules + ["quercus._binning"]:
-        for value in vars(importlib.import_module(name)).values():
-            if isinstance(value, numba.core.dispatcher.Dispatcher) and value not in found:
-                found.append(value)
-    return found
 
 
 def perf_map_lines(dispatchers_):
@@ -105,26 +89,24 @@ def shares(report_text, top):
     one name's rows (a helper compiled into several kernels) added up."""
     total = {}
     for row in report_text.splitlines():
-        m = re.match(r"\s*([\d.]+)%\s+\[\.\]\s+(\S+)", row) or re.match(
-            r"\s*([\d.]+)%\s+\[k\]\s+(\S+)", row)
+        m = re.match(r"\s*([\d.]+)%\s+\[[.k]\]\s+(\S+)", row)  # user or kernel code
         if m:
             total[m.group(2)] = total.get(m.group(2), 0.0) + float(m.group(1))
     return sorted(((v, k) for k, v in total.items()), reverse=True)[:top]
 
 
 def training_rows(args):
-    import numpy as np
+    """(X, y, task, categorical columns): ``--set``'s training rows, or the suite's
+    synthetic classification rows (``--rows`` x ``--cols``)."""
+    from benchmarks import suite
     if args.set:
-        from benchmarks import suite
         ds = [d for d in suite.DATASETS if d.name == args.set]
         if not ds:
             raise SystemExit(f"--set {args.set!r}: no such data set in benchmarks/suite.py")
         X, _, y, _ = suite.split(ds[0])
         return X, y, ds[0].task, suite.categorical(X)
-    from sklearn.datasets import make_classification
-    X, y = make_classification(n_samples=args.rows, n_features=args.cols,
-                               n_informative=min(20, args.cols), random_state=0)
-    return X, np.asarray(y), "classification", []
+    X, y = suite._synthetic_classification(args.rows, args.cols)
+    return X.to_numpy(), y, suite.CLF, []
 
 
 def main(argv=None):
@@ -143,6 +125,7 @@ def main(argv=None):
     # A fresh cache: kernels loaded from the user's cache carry no object code to map.
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="quercus-profile-")
     from benchmarks import suite
+    from quercus._kernels._jit import kernels
     X, y, task, cats = training_rows(args)
     n_classes = 0 if task == suite.REG else len(set(y))
     est, settings = suite.quercus_estimator(args.learner, task, len(y), n_classes, cats)
@@ -151,7 +134,7 @@ def main(argv=None):
     est.fit(X, y)
     print(f"first fit (compiling): {time.perf_counter() - start:.1f} s", flush=True)
     map_path = f"/tmp/perf-{os.getpid()}.map"
-    lines = perf_map_lines(dispatchers())
+    lines = perf_map_lines([d for _, d in kernels()])
     with open(map_path, "w") as f:
         f.writelines(lines)
     data = os.path.join(tempfile.mkdtemp(prefix="quercus-perf-"), "perf.data")

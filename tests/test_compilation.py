@@ -1,35 +1,22 @@
 """How the kernels are compiled (``quercus/_kernels/_jit.py``): the options every kernel
 shares, and the helpers compiled into their callers only."""
 
-import importlib
-import pkgutil
-
 import numba
 import numba.core.caching
 import numpy as np
 
-import quercus._binning
-import quercus._kernels
-from quercus._kernels import criteria, splits
-
-
-def _kernel_modules():
-    return [quercus._binning] + [importlib.import_module(f"quercus._kernels.{m.name}")
-                                 for m in pkgutil.iter_modules(quercus._kernels.__path__)]
+from quercus._kernels import _jit, criteria, splits
 
 
 def test_every_kernel_is_cached_releases_the_gil_and_has_no_c_wrapper():
     """A kernel written with a bare ``@njit`` would compile a C wrapper no caller uses
     (and, without ``cache=True``, compile again in every process)."""
     kernels = []
-    for mod in _kernel_modules():
-        for name, obj in vars(mod).items():
-            if isinstance(obj, numba.core.dispatcher.Dispatcher) and \
-                    obj.py_func.__module__ == mod.__name__:
-                opts, where = obj.targetoptions, f"{mod.__name__}.{name}"
-                assert not isinstance(obj._cache, numba.core.caching.NullCache), where
-                assert opts.get("nogil") and opts.get("no_cfunc_wrapper"), where
-                kernels.append(name)
+    for where, obj in _jit.kernels():
+        opts = obj.targetoptions
+        assert not isinstance(obj._cache, numba.core.caching.NullCache), where
+        assert opts.get("nogil") and opts.get("no_cfunc_wrapper"), where
+        kernels.append(where.rsplit(".", 1)[1])
     assert {"search_features", "route", "scatter", "grow_subtree"} <= set(kernels)
 
 

@@ -12,6 +12,8 @@ entry in the on-disk cache, each built, optimised by LLVM and emitted to machine
   entry of its own; called from Python it runs as plain Python.
 """
 
+import importlib
+import pkgutil
 from functools import partial
 
 from numba import njit
@@ -40,6 +42,31 @@ Examples
 >>> float(impurity(counts, GINI))  # a kernel calling it: compiled into it
 0.375
 """
+
+
+
+def kernels():
+    """Every ``kernel`` of quercus: (qualified name, dispatcher) for each numba dispatcher
+    defined in a kernel module or in ``quercus._binning`` (imported names skipped). For
+    the compilation tests and ``benchmarks/profile_kernels.py``; nothing at run time.
+
+    Examples
+    --------
+    >>> names = [name for name, _ in kernels()]
+    >>> "quercus._kernels.subtree.grow_subtree" in names, len(names) == len(set(names))
+    (True, True)
+    """
+    from numba.core.dispatcher import Dispatcher
+
+    import quercus._kernels as package
+    names = [f"quercus._kernels.{m.name}" for m in pkgutil.iter_modules(package.__path__)]
+    found = []
+    for module in map(importlib.import_module, names + ["quercus._binning"]):
+        for name, obj in vars(module).items():
+            if isinstance(obj, Dispatcher) and obj.py_func.__module__ == module.__name__:
+                found.append((f"{module.__name__}.{name}", obj))
+    return found
+
 
 # The examples above are strings on objects that doctest does not collect by themselves.
 __test__ = {"kernel": kernel.__doc__, "inner": inner.__doc__}
