@@ -128,7 +128,7 @@ class _BaseTree(BaseEstimator):
         schema, X_enc = _prepare.fit_schema_and_encode(X, self.categorical_features)
         # Long continuous columns need no value table: their thresholds are read from the
         # float64 matrix (the caller's own, or the encoded copy, held for the fit).
-        source = (_prepare.readable_source(X, X_enc)
+        source = (_prepare.readable_source(X_enc)
                   if self._lazy_ok() and not schema.is_categorical.any() else None)
         lazy = source is not None
         if lazy:

@@ -320,7 +320,7 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
     arr = None if mask.any() else _checked_float_matrix(X)
     if arr is not None:
         schema = Schema(names, mask, [None] * len(names))
-        source = readable_source(X, arr) if lazy else None
+        source = readable_source(arr) if lazy else None
         if source is None:
             return schema, bin_features(arr, mask, schema.categories, max_bins)
         return schema, bin_features(source, mask, schema.categories, max_bins, lazy=True)
@@ -387,33 +387,39 @@ def _float_view(X):
     return X if isinstance(X, np.ndarray) else X.to_numpy(dtype=np.float64, copy=False)
 
 
-def readable_source(X, arr):
-    """``arr``, the float64 matrix read from training ``X``, as a writable array a fit may
-    keep reading for its thresholds instead of building value tables: ``X`` itself, the
-    view of a DataFrame's float64 block (pandas hands it out read-only; the fit never
-    writes to it), or a copy made from ``X`` (a DataFrame of several float64 blocks, or of
-    other numeric columns). A copy is held while the columns are binned either way, and the
-    value tables it would leave instead take up to as much again at that peak (a column of
-    distinct values: 8 bytes a row), so keeping it never costs more. None when ``arr``
-    cannot be read as it is.
+def readable_source(arr):
+    """``arr``, the float64 matrix read from training X, as a writable array a fit may keep
+    reading for its thresholds instead of building value tables: X itself, a copy made
+    from X (a DataFrame of several float64 blocks, or of other numeric columns), or a
+    writable view of read-only memory that has a writable owner. pandas hands its float64
+    blocks out read-only, through ``DataFrame.to_numpy`` too under copy-on-write (pandas 3),
+    so the array a user gets from a frame is one; the fit never writes to it. A copy is
+    held while the columns are binned either way, and the value tables it would leave
+    instead take up to as much again at that peak (a column of distinct values: 8 bytes a
+    row), so keeping it never costs more. None when ``arr`` cannot be read as it is (not
+    contiguous), or its memory is read-only (an owner made read-only, a read-only memory
+    map): then value tables.
 
     Examples
     --------
     >>> import numpy as np, pandas as pd
     >>> X = np.zeros((4, 2))
-    >>> readable_source(X, X) is X, readable_source(X, X[:, :1]) is None
+    >>> readable_source(X) is X, readable_source(X[:, :1]) is None
     (True, True)
     >>> frame = pd.DataFrame(X, columns=["a", "b"])
-    >>> readable_source(frame, frame.to_numpy(copy=False)).flags.writeable
+    >>> view = frame.to_numpy(copy=False)
+    >>> readable_source(view).flags.writeable, np.shares_memory(readable_source(view), view)
+    (True, True)
+    >>> X.setflags(write=False)
+    >>> readable_source(X) is None
     True
     """
     source = arr
-    if (arr is not X and isinstance(X, pd.DataFrame) and X.shape[1] > 0
-            and np.may_share_memory(arr, X.iloc[:, 0].to_numpy(copy=False))):
+    if not arr.flags.writeable:
         source = arr.view()
         try:
             source.flags.writeable = True
-        except ValueError:
+        except ValueError:  # the memory's owner is read-only
             return None
     return source if can_read_values(source) else None
 
