@@ -118,8 +118,9 @@ class _BaseTree(BaseEstimator):
 
     def _fit_2d(self, X, y, sample_weight, eval_set):
         validate_data(self, X, reset=True, skip_check_array=True)
-        check_fit_memory(X, self.max_bins, lazy=self._lazy_ok())
-        if self._reads_only_bins(eval_set):
+        from_columns = self._reads_only_bins(eval_set)
+        check_fit_memory(X, self.max_bins, lazy=self._lazy_ok(), from_columns=from_columns)
+        if from_columns:
             # Binned straight from the columns: no float64 copy of X (8 bytes a cell) for
             # a DataFrame with categorical columns.
             schema, bins = _prepare.fit_schema_and_bin(X, self.categorical_features,

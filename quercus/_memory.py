@@ -5,7 +5,7 @@ import ctypes
 import ctypes.util
 import os
 
-from ._prepare import is_float_matrix
+from ._prepare import _BIN_CHUNK_CELLS, is_float_matrix
 
 # Bytes per sample outside the (n, p) matrices: targets, weights, the root's index and
 # weight lists, and the children's lists and branch codes while a node is split.
@@ -20,13 +20,26 @@ def available_bytes():
         return None
 
 
-def fit_bytes(X, max_bins, lazy=False):
+def fit_bytes(X, max_bins, lazy=False, from_columns=False):
     """Estimated peak bytes of fitting ``X`` (beyond X itself), by part; ``lazy``: the fit
-    may read long continuous columns' values from a float64 X instead of keeping tables."""
+    may read long continuous columns' values from a float64 X instead of keeping tables;
+    ``from_columns``: X is binned from its columns, a few numeric columns gathered as
+    float64 at a time, instead of encoded whole.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.zeros((1_000_000, 10), dtype=np.float32)
+    >>> fit_bytes(X, 255)["encoded copy of X (float64)"] // 2**20
+    76
+    >>> fit_bytes(X, 255, from_columns=True)["encoded copy of X (float64)"] // 2**20
+    7
+    """
     n, p = X.shape
     is_float = is_float_matrix(X)
+    copied = min(p, max(1, _BIN_CHUNK_CELLS // max(n, 1))) if from_columns else p
     return {
-        "encoded copy of X (float64)": 0 if is_float else 8 * n * p,
+        "encoded copy of X (float64)": 0 if is_float else 8 * n * copied,
         "bin codes": (1 if max_bins is not None and max_bins <= 255 else 4) * n * p,
         # exact bins keep every distinct value (at most one per cell), unless read from X
         "bin values": 8 * n * p if max_bins is None and not (lazy and is_float) else 0,
@@ -34,9 +47,9 @@ def fit_bytes(X, max_bins, lazy=False):
     }
 
 
-def check_fit_memory(X, max_bins, lazy=False):
-    """Raise MemoryError, naming the estimate, when fitting ``X`` needs more memory than
-    is available.
+def check_fit_memory(X, max_bins, lazy=False, from_columns=False):
+    """Raise MemoryError, naming the estimate (:func:`fit_bytes`), when fitting ``X``
+    needs more memory than is available.
 
     Examples
     --------
@@ -44,7 +57,7 @@ def check_fit_memory(X, max_bins, lazy=False):
     >>> check_fit_memory(np.zeros((100, 3)), 255)  # small: nothing to say
     """
     free = available_bytes()
-    parts = fit_bytes(X, max_bins, lazy)
+    parts = fit_bytes(X, max_bins, lazy, from_columns)
     need = sum(parts.values())
     if free is None or need <= free:
         return

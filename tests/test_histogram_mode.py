@@ -165,16 +165,21 @@ def _mixed_frame(n, levels, seed=0):
                          "many": rng.integers(0, levels, n).astype(str)})
 
 
+@pytest.mark.parametrize("columns_at_once", [None, 1, 2])
 @pytest.mark.parametrize("levels,max_bins", [(20, 255), (20, None), (300, 255), (300, 16)])
-def test_binning_straight_from_the_columns_equals_binning_the_encoded_matrix(levels,
-                                                                            max_bins):
+def test_binning_straight_from_the_columns_equals_binning_the_encoded_matrix(
+        monkeypatch, levels, max_bins, columns_at_once):
     """A fit that reads only the bins bins a DataFrame from its columns: the schema and
     every field of the bins (code type included) are those of encoding it to float64 and
-    binning that, with quantile or exact numeric bins and narrow or wide codes."""
+    binning that, with quantile or exact numeric bins and narrow or wide codes, however
+    many numeric columns are gathered and binned at once (None: all of them here)."""
     from quercus import _prepare
+    if columns_at_once:
+        monkeypatch.setattr(_prepare, "_BIN_CHUNK_CELLS", 900 * columns_at_once)
     for X in (_mixed_frame(900, levels), _mixed_frame(900, levels)[["f", "wide"]],
               _mixed_frame(900, levels)[["cat", "s"]],
-              _mixed_frame(900, levels)[["f", "wide"]].to_numpy()):
+              _mixed_frame(900, levels)[["f", "wide"]].to_numpy(),
+              _mixed_frame(900, levels)[["f", "i", "wide"]].to_numpy(np.float32)):
         schema, X_enc = _prepare.fit_schema_and_encode(X)
         expected = bin_features(X_enc, schema.is_categorical, schema.categories, max_bins)
         schema2, got = _prepare.fit_schema_and_bin(X, None, max_bins)
@@ -183,6 +188,27 @@ def test_binning_straight_from_the_columns_equals_binning_the_encoded_matrix(lev
         for field in ("codes", "n_bins", "lo", "hi", "offsets"):
             np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
         assert got.exact == expected.exact
+
+
+def test_binning_from_the_columns_gathers_a_few_numeric_columns_at_a_time(monkeypatch):
+    """A float32 matrix (or a frame's numeric columns) is never copied to float64 whole:
+    each binning call gets at most ``_BIN_CHUNK_CELLS`` cells, and every column once."""
+    from quercus import _prepare
+    monkeypatch.setattr(_prepare, "_BIN_CHUNK_CELLS", 2 * 900)
+    seen = []
+
+    def spy(X_num, *args, **kwargs):
+        seen.append(X_num.shape)
+        return bin_features(X_num, *args, **kwargs)
+
+    monkeypatch.setattr(_prepare, "bin_features", spy)
+    X = _mixed_frame(900, 20)[["f", "i", "wide", "cat", "s"]]
+    X = X.assign(g=X["f"] * 2, h=X["wide"] + 1)  # 5 numeric columns, 2 categorical
+    _prepare.fit_schema_and_bin(X, None, None)
+    assert seen == [(900, 2), (900, 2), (900, 1)]
+    seen.clear()
+    _prepare.fit_schema_and_bin(X[["f", "wide", "g"]].to_numpy(np.float32), None, 255)
+    assert seen == [(900, 2), (900, 1)]
 
 
 def test_a_fit_binned_from_the_columns_is_the_fit_from_the_encoded_matrix(monkeypatch):
