@@ -17,7 +17,7 @@ from . import _prepare
 from ._binning import bin_features
 from ._memory import check_fit_memory, trimmed_after
 from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, criterion_code, grow
-from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree
+from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree, read_only
 from ._kernels.splits import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, FRACTIONAL, LEAF
 from ._params import REGRESSOR_PARAMS, TREE_PARAMS, resolve_counts, resolve_n_jobs
 
@@ -518,7 +518,8 @@ class _BaseTree(BaseEstimator):
         """
         X_enc = self._encode(X)
         t = self.tree_
-        indptr, indices = path_lengths_and_nodes(X_enc, t.kernel_args(), t.max_depth + 1)
+        indptr, indices = path_lengths_and_nodes(read_only(X_enc), t.kernel_args(),
+                                                 t.max_depth + 1)
         data = np.ones(indices.shape[0], dtype=np.int64)
         return csr_matrix((data, indices, indptr), shape=(X_enc.shape[0], t.node_count))
 

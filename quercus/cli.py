@@ -57,7 +57,10 @@ def _warmup(args):
         CARTClassifier(max_bins=max_bins, max_surrogate=0).fit(X, X[:, 0] > 0).predict(
             np.asfortranarray(X))
         CARTRegressor(max_bins=max_bins, max_surrogate=0).fit(X, X[:, 1])
-        C45Classifier(max_bins=max_bins).fit(X, X[:, 0] > 0)
+        c45 = C45Classifier(max_bins=max_bins).fit(X, X[:, 0] > 0)
+        # C4.5's prediction, which may spread a row over branches: another set of kernels.
+        c45.predict(X)
+        c45.predict(np.asfortranarray(X))
     CARTClassifier(max_surrogate=0, pruning="cost_complexity", cv=3).fit(X[:2000],
                                                                          X[:2000, 0] > 0)
     # The streamed split search of big exact nodes, made to run here by narrow slices.

@@ -4,8 +4,12 @@ shares, and the helpers compiled into their callers only."""
 import numba
 import numba.core.caching
 import numpy as np
+import pandas as pd
+import pytest
 
-from quercus._kernels import _jit, criteria, splits
+import quercus
+from quercus import _estimators
+from quercus._kernels import _jit, criteria, predict, splits
 
 
 def test_every_kernel_is_cached_releases_the_gil_and_has_no_c_wrapper():
@@ -53,3 +57,47 @@ def test_search_node_is_search_features_unpacked():
         assert out[k].tolist() == res[:, col].tolist() and out[k].flags.c_contiguous
     assert out[5].tolist() == ints[:, 0].tolist() and out[7].tolist() == ints[:, 1].tolist()
     assert int(np.argmax(out[3])) == 1  # the informative feature's decrease is the largest
+
+
+
+@pytest.mark.parametrize("rows", [100, 3 * predict.CHUNK])
+def test_routing_kernels_are_given_read_only_arrays_whatever_the_input(monkeypatch, rows):
+    """numba compiles a kernel once per array type, writable and read-only apart, and
+    ``DataFrame.to_numpy()`` is read-only under pandas 3: the routing kernels always get a
+    read-only array, so that ``quercus warmup``'s writable predictions compile what a
+    DataFrame's prediction needs (it compiled again for 10 s before)."""
+    seen = []
+
+    def spy(name, kernel):
+        def call(X, *args):
+            seen.append((name, X.flags.writeable))
+            return kernel(X, *args)
+        return call
+
+    # The kernels Python calls for X of one block (the small path) or of several; the
+    # row kernels are also called by the parallel ones, which must compile with the real
+    # ones, so they are only replaced where nothing parallel runs.
+    names = (("_apply_rows", "_predict_rows") if rows <= predict.CHUNK else
+             ("_apply_parallel", "_apply_parallel_blocks", "_predict_parallel",
+              "_predict_parallel_blocks"))
+    for name in names:
+        monkeypatch.setattr(predict, name, spy(name, getattr(predict, name)))
+    monkeypatch.setattr(_estimators, "path_lengths_and_nodes",
+                        spy("path_lengths_and_nodes", _estimators.path_lengths_and_nodes))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(rows, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X_missing = X.copy()
+    X_missing[::7, 0] = np.nan  # C4.5 spreads these rows: predict_tree's kernels
+    cart = quercus.CARTClassifier(max_depth=4).fit(X, y)
+    c45 = quercus.C45Classifier().fit(X_missing, y)
+    for data in (X, np.asfortranarray(X), pd.DataFrame(X)):
+        assert data is not X or data.flags.writeable
+        cart.predict(data)
+        cart.decision_path(data)
+    for data in (X_missing, np.asfortranarray(X_missing), pd.DataFrame(X_missing)):
+        c45.predict_proba(data)
+    called = {name for name, _ in seen}
+    assert {"path_lengths_and_nodes", "_apply_rows" if rows == 100 else "_apply_parallel",
+            "_predict_rows" if rows == 100 else "_predict_parallel_blocks"} <= called
+    assert not any(writeable for _, writeable in seen), seen

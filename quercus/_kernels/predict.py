@@ -128,6 +128,27 @@ def _spread(stack_node, stack_w, top, node, w, first_child, n_children, weighted
     return top
 
 
+def read_only(X):
+    """X, or a read-only view of it: what the routing kernels are given. They never write
+    to X, and numba compiles a kernel once per array type, writable and read-only apart:
+    ``DataFrame.to_numpy()`` is read-only under pandas 3's copy-on-write, so a DataFrame's
+    first prediction after ``quercus warmup`` (which predicts writable arrays) compiled
+    the routing kernels again (10 s), and a process predicting both compiled both.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.zeros((2, 3))
+    >>> view = read_only(X)
+    >>> view.flags.writeable, X.flags.writeable, np.shares_memory(view, X)
+    (False, True, True)
+    """
+    if X.flags.writeable:
+        X = X.view()
+        X.flags.writeable = False
+    return X
+
+
 def apply_tree(X, t, check_inf=False):
     """Index of the node where each row ends: a leaf, or the internal node where it
     stopped (unseen category) or spread over the branches (C4.5 missing value). More than
@@ -142,14 +163,14 @@ def apply_tree(X, t, check_inf=False):
     bad = np.zeros(max(1, (X.shape[0] + CHUNK - 1) // CHUNK) if check_inf else 0,
                    dtype=np.bool_)
     if X.shape[0] <= CHUNK:
-        X = np.ascontiguousarray(X)
+        X = read_only(np.ascontiguousarray(X))
         if check_inf:
             bad[0] = np.isinf(X).any()
         _apply_rows(X, t, rt, 0, X.shape[0], out)
     elif not X.flags.c_contiguous:
-        _apply_parallel_blocks(X, t, rt, out, bad)
+        _apply_parallel_blocks(read_only(X), t, rt, out, bad)
     else:
-        _apply_parallel(X, t, rt, out, bad)
+        _apply_parallel(read_only(X), t, rt, out, bad)
     return (out, bool(bad.any())) if check_inf else out
 
 
@@ -280,11 +301,12 @@ def predict_tree(X, t, weighted_n, node_out):
     parallel, each chunk with its own scratch stack."""
     out = np.zeros((X.shape[0], node_out.shape[1]))
     if X.shape[0] <= CHUNK:
-        _predict_rows(np.ascontiguousarray(X), t, weighted_n, node_out, 0, X.shape[0], out)
+        _predict_rows(read_only(np.ascontiguousarray(X)), t, weighted_n, node_out, 0,
+                      X.shape[0], out)
     elif not X.flags.c_contiguous:
-        _predict_parallel_blocks(X, t, weighted_n, node_out, out)
+        _predict_parallel_blocks(read_only(X), t, weighted_n, node_out, out)
     else:
-        _predict_parallel(X, t, weighted_n, node_out, out)
+        _predict_parallel(read_only(X), t, weighted_n, node_out, out)
     return out
 
 
