@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import prange
 
-from ._kernels._jit import inner, kernel
+from ._kernels._jit import inner, kernel, read_only
 
 # Quantile edges are found on a deterministic subsample of this many rows, as LightGBM and
 # scikit-learn's histogram trees do; the bins' lo/hi come from every row.
@@ -185,8 +185,8 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
         n_track[1:] = np.cumsum(np.where(track, n_bins, 0))
         n_chunks = (n + _ROWS - 1) // _ROWS
         code_rows = _code_rows_parallel if n_chunks > 1 else _code_rows
-        lo_t, hi_t = code_rows(X_enc, is_cat | track, is_cat, n_bins, _flat(edges),
-                               _flat_offsets(edges), codes, n_track, n_chunks)
+        lo_t, hi_t = code_rows(read_only(X_enc), is_cat | track, is_cat, n_bins,
+                               _flat(edges), _flat_offsets(edges), codes, n_track, n_chunks)
         lo_t, hi_t = lo_t.min(axis=0), hi_t.max(axis=0)  # min / max: exact in any order
         for j in np.flatnonzero(track):
             values[offsets[j]:offsets[j + 1]] = hi_t[n_track[j]:n_track[j + 1]]

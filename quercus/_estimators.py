@@ -17,7 +17,8 @@ from . import _prepare
 from ._binning import bin_features
 from ._memory import check_fit_memory, trimmed_after
 from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, criterion_code, grow
-from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree, read_only
+from ._kernels._jit import read_only
+from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree
 from ._kernels.splits import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, FRACTIONAL, LEAF
 from ._params import REGRESSOR_PARAMS, TREE_PARAMS, resolve_counts, resolve_n_jobs
 

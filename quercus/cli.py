@@ -63,14 +63,20 @@ def _warmup(args):
         c45.predict(np.asfortranarray(X))
     CARTClassifier(max_surrogate=0, pruning="cost_complexity", cv=3).fit(X[:2000],
                                                                          X[:2000, 0] > 0)
-    # The streamed split search of big exact nodes, made to run here by narrow slices.
-    from . import _grower
-    wide = _grower.STREAM_BYTES
+    # The streamed split search of big exact nodes, made to run here by narrow slices, and
+    # the parallel coding of quantile bins cut from a sample of a long column (above
+    # 200,000 rows), made to run by a small sample.
+    from . import _binning, _grower
+    wide, sample = _grower.STREAM_BYTES, _binning._EDGE_SAMPLE
     try:
         _grower.STREAM_BYTES = 1 << 14
         CARTClassifier(max_bins=None).fit(X, X[:, 0] > 0)
+        _binning._EDGE_SAMPLE = 1000
+        long = np.random.default_rng(1).normal(size=(2 * _binning._ROWS, 2))
+        for order in ("C", "F"):
+            CARTClassifier(max_depth=1).fit(np.asarray(long, order=order), long[:, 0] > 0)
     finally:
-        _grower.STREAM_BYTES = wide
+        _grower.STREAM_BYTES, _binning._EDGE_SAMPLE = wide, sample
     print(f"quercus kernels ready ({time.perf_counter() - t0:.1f} s)")
     return 0
 

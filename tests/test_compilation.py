@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import quercus
-from quercus import _estimators
+from quercus import _binning, _estimators
 from quercus._kernels import _jit, criteria, predict, splits
 
 
@@ -101,3 +101,29 @@ def test_routing_kernels_are_given_read_only_arrays_whatever_the_input(monkeypat
     assert {"path_lengths_and_nodes", "_apply_rows" if rows == 100 else "_apply_parallel",
             "_predict_rows" if rows == 100 else "_predict_parallel_blocks"} <= called
     assert not any(writeable for _, writeable in seen), seen
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_coding_sampled_bins_is_given_read_only_arrays_whatever_the_input(monkeypatch, order):
+    """The same for the kernels that code bins cut from a sample of a long column (a
+    small sample here; 200,000 rows by default), in one block of rows and in several, for
+    a writable array, a read-only one and a DataFrame."""
+    seen = []
+
+    def spy(kernel):
+        def call(X, *args):
+            seen.append(X.flags.writeable)
+            return kernel(X, *args)
+        return call
+
+    monkeypatch.setattr(_binning, "_EDGE_SAMPLE", 500)
+    for name in ("_code_rows", "_code_rows_parallel"):
+        monkeypatch.setattr(_binning, name, spy(getattr(_binning, name)))
+    rng = np.random.default_rng(0)
+    for rows in (2_000, 2 * _binning._ROWS + 10):
+        X = np.asarray(rng.normal(size=(rows, 3)), order=order)
+        locked = X.view()
+        locked.flags.writeable = False
+        for data in (X, locked, pd.DataFrame(X)):
+            quercus.CARTClassifier(max_depth=2).fit(data, X[:, 0] > 0)
+    assert len(seen) == 6 and not any(seen)

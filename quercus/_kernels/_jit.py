@@ -45,6 +45,28 @@ Examples
 
 
 
+def read_only(X):
+    """X, or a read-only view of it: how kernels that only read an input matrix are given
+    it (routing, and coding the bins). numba compiles a kernel once per array type, a
+    writable and a read-only array apart, and ``DataFrame.to_numpy()`` is read-only under
+    pandas 3's copy-on-write: a DataFrame's first prediction after ``quercus warmup``
+    (which predicts writable arrays) compiled the routing kernels again (10 s), and a
+    process given both kinds compiled both. A read-only view can always be made.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.zeros((2, 3))
+    >>> view = read_only(X)
+    >>> view.flags.writeable, X.flags.writeable, np.shares_memory(view, X)
+    (False, True, True)
+    """
+    if X.flags.writeable:
+        X = X.view()
+        X.flags.writeable = False
+    return X
+
+
 def kernels():
     """Every ``kernel`` of quercus: (qualified name, dispatcher) for each numba dispatcher
     defined in a kernel module or in ``quercus._binning`` (imported names skipped). For

@@ -7,7 +7,7 @@ category code of -1 one unseen at fit time.
 import numpy as np
 from numba import prange
 
-from ._jit import inner, kernel
+from ._jit import inner, kernel, read_only
 from .splits import CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, NUMERIC
 
 # Rows per parallel task of the routing kernels: large enough to amortise a task's scratch
@@ -126,27 +126,6 @@ def _spread(stack_node, stack_w, top, node, w, first_child, n_children, weighted
             stack_w[top] = w * weighted_n[c] / total
             top += 1
     return top
-
-
-def read_only(X):
-    """X, or a read-only view of it: what the routing kernels are given. They never write
-    to X, and numba compiles a kernel once per array type, writable and read-only apart:
-    ``DataFrame.to_numpy()`` is read-only under pandas 3's copy-on-write, so a DataFrame's
-    first prediction after ``quercus warmup`` (which predicts writable arrays) compiled
-    the routing kernels again (10 s), and a process predicting both compiled both.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.zeros((2, 3))
-    >>> view = read_only(X)
-    >>> view.flags.writeable, X.flags.writeable, np.shares_memory(view, X)
-    (False, True, True)
-    """
-    if X.flags.writeable:
-        X = X.view()
-        X.flags.writeable = False
-    return X
 
 
 def apply_tree(X, t, check_inf=False):
