@@ -138,7 +138,7 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
     # buffer of that bound whose unwritten pages never become resident, shrunk in place at
     # the end (a list of per-column arrays joined at the end would hold them twice).
     values = np.empty(n * len(numeric) if max_bins is None else (max_bins + 1) * len(numeric))
-    lo_parts = {}  # feature -> its quantile bins' smallest values (hi goes in values)
+    lo_parts = {}  # start in values -> a column's quantile bins' smallest values
     offsets = np.zeros(p + 1, dtype=np.int64)
     # Columns whose quantile edges come from a sample are coded afterwards, in parallel over
     # rows, measuring their bins' ranges on the way.
@@ -173,7 +173,7 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
             hi = lo = hi[:0]  # read from X_enc when a split needs them
         values[offsets[j]:offsets[j] + len(hi)] = hi
         if lo is not hi:
-            lo_parts[j] = lo
+            lo_parts[offsets[j]] = lo
         offsets[j + 1] += len(hi)
         codes[:, j] = inv
         written.append(j)
@@ -190,14 +190,31 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
         lo_t, hi_t = lo_t.min(axis=0), hi_t.max(axis=0)  # min / max: exact in any order
         for j in np.flatnonzero(track):
             values[offsets[j]:offsets[j + 1]] = hi_t[n_track[j]:n_track[j + 1]]
-            lo_parts[j] = lo_t[n_track[j]:n_track[j + 1]]
-    lows = values
-    if lo_parts:  # quantile bins: a second array (at most max_bins values per column)
-        lows = values.copy()
-        for j, lo in lo_parts.items():
-            lows[offsets[j]:offsets[j + 1]] = lo
+            lo_parts[offsets[j]] = lo_t[n_track[j]:n_track[j + 1]]
+    lows = bin_lows(values, lo_parts)
     lazy_made = lazy_features(is_cat, n_bins, offsets).size > 0
     return Bins(codes, n_bins, lows, values, offsets, X_enc if lazy_made else None)
+
+
+def bin_lows(hi, lo_parts):
+    """The bins' smallest values (``Bins.lo``) given their largest (``hi``): ``hi`` itself
+    when every bin is exact, else a copy of it (at most max_bins values a column) with
+    each quantile column's smallest values written at its start in ``hi``
+    (``lo_parts``: start -> values).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hi = np.array([1.0, 2.0, 5.0, 9.0])
+    >>> bin_lows(hi, {}) is hi, bin_lows(hi, {2: np.array([3.0, 6.0])}).tolist()
+    (True, [1.0, 2.0, 3.0, 6.0])
+    """
+    if not lo_parts:
+        return hi
+    lo = hi.copy()
+    for start, part in lo_parts.items():
+        lo[start:start + part.size] = part
+    return lo
 
 
 def distinct_ranks(col):

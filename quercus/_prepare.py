@@ -14,7 +14,7 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from ._binning import Bins, bin_features, can_read_values, widen_codes
+from ._binning import Bins, bin_features, bin_lows, can_read_values, widen_codes
 
 _NUMERIC_KINDS = {"integer", "floating", "mixed-integer-float", "decimal"}
 
@@ -356,7 +356,7 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
             n_bins[j] = num.n_bins[i]
             written.append(j)
         hi[filled:filled + num.hi.size] = num.hi
-        if not num.exact:
+        if not num.exact:  # (a copy of the group's hi but for its quantile columns)
             lo_parts[filled] = num.lo
         filled += num.hi.size
         pending.clear()
@@ -384,12 +384,8 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
     offsets = np.zeros(p + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(np.where(mask, 0, n_bins))
     hi.resize(filled, refcheck=False)
-    lo = hi
-    if lo_parts:  # quantile bins: a second array (at most max_bins values per column)
-        lo = hi.copy()
-        for start, part in lo_parts.items():
-            lo[start:start + part.size] = part
-    return Schema(names, mask, categories), Bins(codes, n_bins, lo, hi, offsets)
+    return Schema(names, mask, categories), Bins(codes, n_bins, bin_lows(hi, lo_parts), hi,
+                                                 offsets)
 
 
 # Cells of the float64 columns binned at once by the column-by-column path (8 MB).

@@ -141,15 +141,15 @@ def apply_tree(X, t, check_inf=False):
     rt = route_table(t)
     bad = np.zeros(max(1, (X.shape[0] + CHUNK - 1) // CHUNK) if check_inf else 0,
                    dtype=np.bool_)
+    X = read_only(np.ascontiguousarray(X) if X.shape[0] <= CHUNK else X)
     if X.shape[0] <= CHUNK:
-        X = read_only(np.ascontiguousarray(X))
         if check_inf:
             bad[0] = np.isinf(X).any()
         _apply_rows(X, t, rt, 0, X.shape[0], out)
     elif not X.flags.c_contiguous:
-        _apply_parallel_blocks(read_only(X), t, rt, out, bad)
+        _apply_parallel_blocks(X, t, rt, out, bad)
     else:
-        _apply_parallel(read_only(X), t, rt, out, bad)
+        _apply_parallel(X, t, rt, out, bad)
     return (out, bool(bad.any())) if check_inf else out
 
 
@@ -279,13 +279,13 @@ def predict_tree(X, t, weighted_n, node_out):
     the branches' training weights (C4.5's rule). More than one chunk of rows is routed in
     parallel, each chunk with its own scratch stack."""
     out = np.zeros((X.shape[0], node_out.shape[1]))
+    X = read_only(np.ascontiguousarray(X) if X.shape[0] <= CHUNK else X)
     if X.shape[0] <= CHUNK:
-        _predict_rows(read_only(np.ascontiguousarray(X)), t, weighted_n, node_out, 0,
-                      X.shape[0], out)
+        _predict_rows(X, t, weighted_n, node_out, 0, X.shape[0], out)
     elif not X.flags.c_contiguous:
-        _predict_parallel_blocks(read_only(X), t, weighted_n, node_out, out)
+        _predict_parallel_blocks(X, t, weighted_n, node_out, out)
     else:
-        _predict_parallel(read_only(X), t, weighted_n, node_out, out)
+        _predict_parallel(X, t, weighted_n, node_out, out)
     return out
 
 
