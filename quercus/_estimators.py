@@ -18,7 +18,8 @@ from ._binning import bin_features
 from ._memory import check_fit_memory, trimmed_after
 from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, criterion_code, grow
 from ._kernels._jit import read_only
-from ._kernels.predict import apply_tree, path_lengths_and_nodes, predict_tree
+from ._kernels.predict import (apply_tree, path_lengths_and_nodes, predict_tree,
+                               route_table)
 from ._kernels.splits import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, FRACTIONAL, LEAF
 from ._params import REGRESSOR_PARAMS, TREE_PARAMS, resolve_counts, resolve_n_jobs
 
@@ -446,6 +447,7 @@ class _BaseTree(BaseEstimator):
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("_explain_data", None)  # training data is not part of the model
+        state.pop("_routing_cache", None)  # remade from the tree when first needed
         return state
 
     # ------------------------------------------------------------------ routing
@@ -468,17 +470,33 @@ class _BaseTree(BaseEstimator):
         t = self.tree_
         return bool(np.any((t.kind != LEAF) & (t.missing_mode == FRACTIONAL)))
 
+    def _routing(self):
+        """What every prediction of the fitted tree reads besides X: (route table, node
+        outputs, each node's class (None for a regressor), whether rows spread), made once
+        per tree. Remade per call, they were most of a small prediction (0.5 of 0.8 ms for
+        100 rows of a 10,000-node tree). Kept until ``tree_`` is another tree (a refit, a
+        loaded or pruned copy); a fitted tree's arrays are not changed in place."""
+        tree = self.tree_
+        cache = self.__dict__.get("_routing_cache")
+        if cache is None or cache[0] is not tree:
+            outputs = self._node_outputs()
+            classes = None if self._is_regressor else self._majority(outputs)
+            cache = (tree, route_table(tree.kernel_args()), outputs, classes,
+                     self._spreads_rows())
+            self._routing_cache = cache
+        return cache[1:]
+
     def _predict_outputs(self, X):
         check_is_fitted(self, "tree_")
-        if not self._spreads_rows():
+        _, outputs, _, spreads = self._routing()
+        if not spreads:
             # Every row ends in one node: the node's output, taken from apply's kernel,
             # which routes several rows at once.
-            return self._node_outputs()[self.apply(X)]
+            return outputs[self.apply(X)]
         X_enc = self._encode(X, any_order=True)
         t = self.tree_
         with numba_threads(self.n_jobs):
-            return predict_tree(X_enc, t.kernel_args(), t.weighted_n_node_samples,
-                                self._node_outputs())
+            return predict_tree(X_enc, t.kernel_args(), t.weighted_n_node_samples, outputs)
 
     def apply(self, X):
         """Index of the node each sample ends in.
@@ -498,8 +516,10 @@ class _BaseTree(BaseEstimator):
         True
         """
         X_enc = self._encode(X, any_order=True, inf_checked_later=True)
+        rt = self._routing()[0]
         with numba_threads(self.n_jobs):
-            nodes, has_inf = apply_tree(X_enc, self.tree_.kernel_args(), check_inf=True)
+            nodes, has_inf = apply_tree(X_enc, self.tree_.kernel_args(), check_inf=True,
+                                        rt=rt)
         if has_inf:
             self._encode(X)  # raises the error that names the column and the row
             raise ValueError("Input X contains an infinite value.")
@@ -747,10 +767,11 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         ['yes', 'no', 'no']
         """
         check_is_fitted(self, "tree_")
-        if not self._spreads_rows():
+        _, _, node_class, spreads = self._routing()
+        if not spreads:
             # Every row ends in one node (none is spread over branches): its class is that
-            # node's, decided once per node rather than once per row.
-            return self.classes_[self._majority(self._node_outputs())[self.apply(X)]]
+            # node's, decided once per tree rather than once per row.
+            return self.classes_[node_class[self.apply(X)]]
         proba = self.predict_proba(X)
         return self.classes_[self._majority(proba)]
 

@@ -128,7 +128,7 @@ def _spread(stack_node, stack_w, top, node, w, first_child, n_children, weighted
     return top
 
 
-def apply_tree(X, t, check_inf=False):
+def apply_tree(X, t, check_inf=False, rt=None):
     """Index of the node where each row ends: a leaf, or the internal node where it
     stopped (unseen category) or spread over the branches (C4.5 missing value). More than
     one chunk of rows is routed in parallel.
@@ -136,9 +136,12 @@ def apply_tree(X, t, check_inf=False):
     With ``check_inf``, returns (nodes, has_inf): each parallel task also looks for an
     infinite value in its block of rows as it reads it (the nodes are meaningless when
     one is found). A separate pass over X, as the caller's check would make, read all of
-    it once more from memory: a fifth of a 250k x 50 prediction."""
+    it once more from memory: a fifth of a 250k x 50 prediction.
+
+    ``rt``: the tree's :func:`route_table`, when the caller keeps it (made here if None)."""
     out = np.empty(X.shape[0], dtype=np.int64)
-    rt = route_table(t)
+    if rt is None:
+        rt = route_table(t)
     bad = np.zeros(max(1, (X.shape[0] + CHUNK - 1) // CHUNK) if check_inf else 0,
                    dtype=np.bool_)
     X = read_only(np.ascontiguousarray(X) if X.shape[0] <= CHUNK else X)
