@@ -19,14 +19,14 @@ from ._kernels.pessimistic import added_errors_z, collapse_no_better, prune_pess
 from ._kernels.predict import accumulate_node_stats, path_lengths_and_nodes, predict_tree
 from ._kernels.splits import FRACTIONAL, LEAF
 from ._threads import in_order
-from ._tree import _FIELDS, TreeArrays
+from ._tree import _FIELDS, _FLAT, TreeArrays
 
 _EPS = 1e-9
 
 
 # ---------------------------------------------------------------- structure
 def copy_tree(tree):
-    return TreeArrays(**{k: v.copy() for k, v in tree.__dict__.items()})
+    return TreeArrays(**{k: getattr(tree, k).copy() for k in {**_FIELDS, **_FLAT}})
 
 
 def compact(tree):
@@ -60,7 +60,7 @@ def compact(tree):
             s = fields["first_child"][new]
             depth[s:s + fields["n_children"][new]] = depth[new] + 1
     fields["depth"] = depth
-    flat = {k: getattr(tree, k).copy() for k in tree.__dict__ if k not in _FIELDS}
+    flat = {k: getattr(tree, k).copy() for k in _FLAT}
     return TreeArrays(**fields, **flat), old
 
 

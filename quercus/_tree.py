@@ -91,6 +91,32 @@ class TreeArrays:
             if not isinstance(arr, np.ndarray) or arr.dtype != dt:
                 setattr(self, name, np.asarray(arr, dtype=dt))
 
+    def cached(self, key, make):
+        """``make()``, computed once for this tree object and ``key``, and kept with it:
+        tables derived from the tree for its predictions. Not copied with the tree, pickled
+        or saved (a copy, a pruned or a loaded tree makes its own); the tree's arrays must
+        not change in place once something is cached.
+
+        Examples
+        --------
+        >>> t = TreeBuilder(n_out=2).freeze()
+        >>> calls = []
+        >>> def make():
+        ...     calls.append(1)
+        ...     return "table"
+        >>> t.cached("k", make), t.cached("k", make), len(calls)
+        ('table', 'table', 1)
+        """
+        cache = self.__dict__.setdefault("_derived", {})
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_derived", None)
+        return state
+
     def kernel_args(self):
         """The arrays the routing kernels take, in their order."""
         return (self.kind, self.feature, self.threshold, self.category, self.first_child,

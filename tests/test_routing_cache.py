@@ -80,7 +80,27 @@ def test_the_cache_is_not_part_of_a_copied_or_pickled_model():
     X, y = load_golf()
     clf = C45Classifier().fit(X, y)
     expected = clf.predict(X)
-    assert "_routing_cache" in clf.__dict__
+    assert "_derived" in clf.tree_.__dict__
     for other in (copy.deepcopy(clf), pickle.loads(pickle.dumps(clf))):
-        assert "_routing_cache" not in other.__dict__
+        assert "_derived" not in other.tree_.__dict__
         np.testing.assert_array_equal(other.predict(X), expected)
+
+
+def test_predicting_leaves_the_estimator_s_attributes_as_they_were():
+    X, y = _data(4)
+    clf = CARTClassifier().fit(X, y)
+    before = dict(clf.__dict__)
+    clf.predict(X)
+    clf.predict_proba(X)
+    assert clf.__dict__.keys() == before.keys()
+    assert all(clf.__dict__[k] is v for k, v in before.items())
+
+
+def test_a_tree_given_to_another_estimator_predicts_with_that_estimator_s_class_order():
+    X = np.array([[0.0], [0.0], [1.0], [1.0]])
+    # The leaf x <= 0.5 holds one row of each class: a tie, won by the class seen first.
+    a = CARTClassifier().fit(np.array([[0.0], [0.0], [1.0]]), ["p", "q", "q"])
+    b = CARTClassifier().fit(np.array([[0.0], [0.0], [1.0]]), ["q", "p", "q"])
+    assert a.predict(X[:1])[0] == "p" and b.predict(X[:1])[0] == "q"
+    b.tree_ = a.tree_  # the same tree object, now cached with a's tie order
+    assert b.predict(X[:1])[0] == "q"
