@@ -518,8 +518,7 @@ class _BaseTree(BaseEstimator):
         X_enc = self._encode(X, any_order=True, inf_checked_later=True)
         rt = self._routing()[0]
         with numba_threads(self.n_jobs):
-            nodes, has_inf = apply_tree(X_enc, self.tree_.kernel_args(), check_inf=True,
-                                        rt=rt)
+            nodes, has_inf = apply_tree(X_enc, self.tree_.kernel_args(), rt, check_inf=True)
         if has_inf:
             self._encode(X)  # raises the error that names the column and the row
             raise ValueError("Input X contains an infinite value.")

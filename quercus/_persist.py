@@ -14,7 +14,7 @@ import numpy as np
 
 from ._kernels.splits import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
 from ._prepare import Schema
-from ._tree import _FIELDS, _FLAT, SCHEMA_VERSION, TreeArrays
+from ._tree import _ALL_FIELDS, _FIELDS, _FLAT, SCHEMA_VERSION, TreeArrays
 
 FORMAT = "quercus-model"
 FORMAT_VERSION = 1
@@ -44,7 +44,7 @@ def to_dict(est):
     from . import __version__
     t = est.tree_
     tree = {"schema_version": SCHEMA_VERSION}
-    for name, dt in {**_FIELDS, **_FLAT}.items():
+    for name, dt in _ALL_FIELDS.items():
         arr = getattr(t, name)
         tree[name] = _floats(arr) if np.dtype(dt).kind == "f" else np.ravel(arr).tolist()
     tree["n_outputs"] = int(t.value.shape[1])

@@ -19,14 +19,14 @@ from ._kernels.pessimistic import added_errors_z, collapse_no_better, prune_pess
 from ._kernels.predict import accumulate_node_stats, path_lengths_and_nodes, predict_tree
 from ._kernels.splits import FRACTIONAL, LEAF
 from ._threads import in_order
-from ._tree import _FIELDS, _FLAT, TreeArrays
+from ._tree import _ALL_FIELDS, _FIELDS, _FLAT, TreeArrays
 
 _EPS = 1e-9
 
 
 # ---------------------------------------------------------------- structure
 def copy_tree(tree):
-    return TreeArrays(**{k: getattr(tree, k).copy() for k in {**_FIELDS, **_FLAT}})
+    return TreeArrays(**{k: getattr(tree, k).copy() for k in _ALL_FIELDS})
 
 
 def compact(tree):

@@ -41,6 +41,8 @@ _FLAT = {
     "sur_threshold": np.float64, "sur_category": np.int64, "sur_flip": np.int8,
     "sur_agreement": np.float64,
 }
+# Every stored array of a tree: the per-node fields, then the flat ones.
+_ALL_FIELDS = {**_FIELDS, **_FLAT}
 
 
 @dataclass
@@ -86,7 +88,7 @@ class TreeArrays:
                                   "max_leaf_nodes, or use fewer surrogates.")
         # Every tree holds its fields in the schema's types, however it was built (grown,
         # pruned, compacted, loaded): the compiled routing kernels then see one signature.
-        for name, dt in {**_FIELDS, **_FLAT}.items():
+        for name, dt in _ALL_FIELDS.items():
             arr = getattr(self, name)
             if not isinstance(arr, np.ndarray) or arr.dtype != dt:
                 setattr(self, name, np.asarray(arr, dtype=dt))
@@ -152,7 +154,7 @@ class TreeArrays:
     def to_dict(self):
         """Plain lists, JSON-serialisable."""
         out = {"schema_version": SCHEMA_VERSION}
-        for name in {**_FIELDS, **_FLAT}:
+        for name in _ALL_FIELDS:
             out[name] = getattr(self, name).tolist()
         return out
 
@@ -164,7 +166,7 @@ class TreeArrays:
                 f"Unsupported tree schema_version {data.get('schema_version')!r}; "
                 f"this quercus reads version {SCHEMA_VERSION}.")
         return cls(**{name: np.asarray(data[name], dtype=dt)
-                      for name, dt in {**_FIELDS, **_FLAT}.items()})
+                      for name, dt in _ALL_FIELDS.items()})
 
 
 class TreeBuilder:

@@ -128,7 +128,7 @@ def _spread(stack_node, stack_w, top, node, w, first_child, n_children, weighted
     return top
 
 
-def apply_tree(X, t, check_inf=False, rt=None):
+def apply_tree(X, t, rt, check_inf=False):
     """Index of the node where each row ends: a leaf, or the internal node where it
     stopped (unseen category) or spread over the branches (C4.5 missing value). More than
     one chunk of rows is routed in parallel.
@@ -138,10 +138,8 @@ def apply_tree(X, t, check_inf=False, rt=None):
     one is found). A separate pass over X, as the caller's check would make, read all of
     it once more from memory: a fifth of a 250k x 50 prediction.
 
-    ``rt``: the tree's :func:`route_table`, when the caller keeps it (made here if None)."""
+    ``rt``: the tree's :func:`route_table` (made once per fitted tree by the caller)."""
     out = np.empty(X.shape[0], dtype=np.int64)
-    if rt is None:
-        rt = route_table(t)
     bad = np.zeros(max(1, (X.shape[0] + CHUNK - 1) // CHUNK) if check_inf else 0,
                    dtype=np.bool_)
     X = read_only(np.ascontiguousarray(X) if X.shape[0] <= CHUNK else X)
