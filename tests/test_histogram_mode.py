@@ -16,7 +16,7 @@ import quercus
 from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
                      ID3Classifier, export_dict)
 from quercus import _prepare
-from quercus._binning import bin_features, distinct_ranks
+from quercus._binning import SortedColumn, bin_features
 from quercus._kernels.criteria import GINI, SQUARED_ERROR
 from quercus._kernels.histograms import (build_histograms, feature_histogram,
                                          subtract_histograms)
@@ -119,21 +119,35 @@ def test_codes_keep_the_columns_coded_before_a_later_column_widens_them(order):
         assert np.all(b.codes[~known, j] == uniq.size)
 
 
-def test_distinct_ranks_is_numpy_unique_of_the_known_values_with_missing_last():
+def test_a_sorted_column_gives_numpy_unique_of_the_known_values_with_missing_last():
     rng = np.random.default_rng(1)
+    scratch = np.empty(60)  # longer than any column: only its start is used
     for _ in range(200):
         n = int(rng.integers(0, 40))
         col = np.round(rng.normal(size=n) * rng.integers(1, 5))
         col[rng.random(n) < 0.25] = np.nan
+        col[rng.random(n) < 0.1] = -0.0  # equal to 0.0, as np.unique has it
         known = ~np.isnan(col)
-        uniq, inv = np.unique(col[known], return_inverse=True)
-        got_uniq, ranks = distinct_ranks(col)
-        assert np.array_equal(got_uniq, uniq)
-        assert ranks.dtype == np.int32
-        assert np.array_equal(ranks[known], inv) and np.all(ranks[~known] == uniq.size)
+        uniq, inv, counts = np.unique(col[known], return_inverse=True, return_counts=True)
+        ranked = SortedColumn(col, scratch)
+        assert ranked.n_distinct == uniq.size
+        got_uniq, got_counts = ranked.distinct(counts=True)
+        assert np.array_equal(got_uniq, uniq) and np.array_equal(got_counts, counts)
+        assert ranked.distinct()[1].size == 0
+        for dtype in (np.uint8, np.uint16, np.int32):
+            codes = np.full(n, 99, dtype=dtype)
+            ranked.write_codes(codes, np.zeros(0, dtype=np.int64), uniq.size)
+            assert np.array_equal(codes[known], inv) and np.all(codes[~known] == uniq.size)
+        lut = rng.integers(0, 50, size=uniq.size)
+        codes = np.full(n, 99, dtype=np.int32)
+        ranked.write_codes(codes, lut, 77)
+        assert np.array_equal(codes[known], lut[inv]) and np.all(codes[~known] == 77)
     # A strided column (of a C-ordered matrix) is ranked as a contiguous one.
     X = rng.normal(size=(50, 3))
-    assert np.array_equal(distinct_ranks(X[:, 1])[1], distinct_ranks(X[:, 1].copy())[1])
+    a, b = np.empty(50, dtype=np.int32), np.empty(50, dtype=np.int32)
+    SortedColumn(X[:, 1], scratch).write_codes(a, np.zeros(0, dtype=np.int64), 50)
+    SortedColumn(X[:, 1].copy(), scratch).write_codes(b, np.zeros(0, dtype=np.int64), 50)
+    assert np.array_equal(a, b) and np.array_equal(np.sort(a), np.arange(50))
 
 
 def test_a_value_the_no_copy_checks_meet_only_in_their_last_block_is_still_refused():
