@@ -57,6 +57,24 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
                             criterion)
 
 
+@kernel
+def class_totals(y, wi, n_stats):
+    """The weight of each class over all samples (``y``: class codes as floats), summed in
+    sample order: ``np.bincount(y.astype(np.int64), weights=wi, minlength=n_stats)``
+    without its copy of the labels (8 bytes a sample).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class_totals(np.array([1.0, 0.0, 1.0]), np.array([0.5, 1.0, 2.0]), 3).tolist()
+    [1.0, 2.5, 0.0]
+    """
+    out = np.zeros(n_stats)
+    for i in range(y.shape[0]):
+        out[np.int64(y[i])] += wi[i]
+    return out
+
+
 @inner
 def known_and_missing_totals(codes_f, idx, wi, y, y2, missing_code, n_stats, criterion):
     """The stats of the node's samples ``idx`` whose code is known (row 0) and missing
