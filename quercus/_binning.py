@@ -158,7 +158,7 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
             offsets[j + 1] += n_bins[j]
             continue
         if scratch is None:
-            scratch = np.empty(n)
+            scratch = np.empty(n)  # (its pages take memory only once a column is copied)
         ranked = SortedColumn(col, scratch)
         quantile = max_bins is not None and ranked.n_distinct > max_bins
         table = quantile or not (lazy and ranked.n_distinct > LAZY_MIN_VALUES)
@@ -224,11 +224,12 @@ def bin_lows(hi, lo_parts):
 class SortedColumn:
     """A numeric column's sort order, from which its distinct values and every row's code
     are read (``np.unique(..., return_inverse=True)`` of the known values) without making
-    the sorted values or the ranks. The values are copied into ``scratch`` (float64, at
-    least the column's length, reused column after column; a C-ordered matrix's column is
-    a row apart, and gathering from it would miss the cache at every read). A missing value
-    becomes +inf there, to sort last: sorting NaNs is 2-3 times slower, and the bins hold
-    no infinity (it is refused). Only the sort order (8 bytes a row) is made per column.
+    the sorted values or the ranks. A column with missing values, or one that is not
+    contiguous, is copied into ``scratch`` (float64, at least the column's length, reused
+    column after column; a C-ordered matrix's column is a row apart, and gathering from it
+    would miss the cache at every read). A missing value becomes +inf there, to sort last:
+    sorting NaNs is 2-3 times slower, and the bins hold no infinity (it is refused). Only
+    the sort order (8 bytes a row) is made per column.
     At the end of binning this sits on top of the whole code matrix: an exact 750k x 50
     fit's binning peaked 32 MB above its codes with ``np.unique``-style ranks (sort order,
     sorted values, ranks), 12 MB now.
@@ -247,15 +248,16 @@ class SortedColumn:
 
     def __init__(self, col, scratch):
         n = col.size
-        # Copied even when contiguous: gathering sorted values straight from rows of a
-        # C-ordered matrix a row apart misses the cache at every read.
-        self.values = scratch[:n]
-        np.copyto(self.values, col)
-        nan = np.isnan(self.values)
+        nan = np.isnan(col)
         n_nan = int(np.count_nonzero(nan))
-        if n_nan:
-            self.values[nan] = np.inf
+        values = col
+        if n_nan or not col.flags.c_contiguous:
+            values = scratch[:n]
+            np.copyto(values, col)
+            values[nan] = np.inf
         del nan
+        # (Read-only either way: the kernels are compiled for one array type.)
+        self.values = read_only(values)
         self.known = n - n_nan
         self.order = np.argsort(self.values)
         self.n_distinct = _count_distinct(self.values, self.order, self.known)

@@ -641,8 +641,8 @@ def _undo_split(tree, stack, node, mark):
 
 def _root_stats(data):
     """The stats of every sample (the root's), summed without a copy of the targets (at
-    750k rows, the 12 MB of the copies, freed at once, stayed fragmented in the heap and
-    raised the growth's peak by 10 MB)."""
+    750k rows the copies' 12 MB, freed at once, stayed fragmented in the heap and raised
+    the fit's peak by 5-7 MB)."""
     if data.is_regression:
         return np.array([data.w.sum(), data.w @ data.y, data.w @ data.y2])
     return class_totals(data.y, data.w, data.n_stats)

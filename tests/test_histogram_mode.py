@@ -148,6 +148,13 @@ def test_a_sorted_column_gives_numpy_unique_of_the_known_values_with_missing_las
     SortedColumn(X[:, 1], scratch).write_codes(a, np.zeros(0, dtype=np.int64), 50)
     SortedColumn(X[:, 1].copy(), scratch).write_codes(b, np.zeros(0, dtype=np.int64), 50)
     assert np.array_equal(a, b) and np.array_equal(np.sort(a), np.arange(50))
+    # A contiguous column without missing values is read where it is: the scratch stays
+    # untouched (its pages never become memory).
+    scratch[:] = -7.0
+    col = rng.normal(size=50)
+    ranked = SortedColumn(col, scratch)
+    assert np.shares_memory(ranked.values, col) and np.all(scratch == -7.0)
+    assert col.flags.writeable  # (the kernels get a read-only view; the array is as it was)
 
 
 def test_a_value_the_no_copy_checks_meet_only_in_their_last_block_is_still_refused():
