@@ -355,10 +355,9 @@ def measure(est, X_train, y_train, X_test, y_test, reps, task):
                 peak_mb=mb, score=float(score), leaves=n_leaves(model))
 
 
-def python_cell(path, key, task, reps, hist_leaves):
-    """Run in a fresh process: one Python learner on the split pickled at ``path``.
-    ``hist_leaves``: quercus CART hist's leaf count, LightGBM's size. Returns the row's
-    numbers and settings, or {"error": ...}."""
+def load_cell_data(path, key, task):
+    """The split pickled at ``path`` as learner ``key`` gets it: (X_train, X_test, y_train,
+    y_test, categorical columns, number of classes; 0 for regression)."""
     with open(path, "rb") as f:
         X_train, X_test, y_train, y_test = pickle.load(f)
     cats = categorical(X_train)
@@ -370,6 +369,14 @@ def python_cell(path, key, task, reps, hist_leaves):
     elif key == "sklearn":
         X_train, X_test = (X.apply(lambda c: c.cat.codes.replace(-1, np.nan) if c.name in cats
                                    else c).to_numpy(np.float64) for X in (X_train, X_test))
+    return X_train, X_test, y_train, y_test, cats, n_classes
+
+
+def python_cell(path, key, task, reps, hist_leaves):
+    """Run in a fresh process: one Python learner on the split pickled at ``path``.
+    ``hist_leaves``: quercus CART hist's leaf count, LightGBM's size. Returns the row's
+    numbers and settings, or {"error": ...}."""
+    X_train, X_test, y_train, y_test, cats, n_classes = load_cell_data(path, key, task)
     try:
         if LEARNER[key].pair:
             est, settings = peer_estimator(key, task, hist_leaves, n_classes, cats)
@@ -387,12 +394,7 @@ def compile_cell(path, key, task):
     """Run in a fresh process: one fit (and prediction) of a quercus learner on the split
     pickled at ``path``, so that the measured process finds every kernel it needs in
     numba's disk cache."""
-    with open(path, "rb") as f:
-        X_train, X_test, y_train, y_test = pickle.load(f)
-    cats = categorical(X_train)
-    if not cats:
-        X_train, X_test = (X.to_numpy(np.float64) for X in (X_train, X_test))
-    n_classes = 0 if task == REG else len(np.unique(np.concatenate([y_train, y_test])))
+    X_train, X_test, y_train, _, cats, n_classes = load_cell_data(path, key, task)
     try:
         est, _ = quercus_estimator(key, task, len(X_train), n_classes, cats)
         est.fit(X_train, y_train).predict(X_test)
