@@ -172,7 +172,7 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
             lo = hi = uniq
         else:
             lo = hi = np.zeros(0)  # read from X_enc when a split needs them
-        n_bins[j] = len(hi) if table else ranked.n_distinct
+        n_bins[j] = len(hi) if quantile else ranked.n_distinct
         if n_bins[j] > np.iinfo(codes.dtype).max:
             codes = widen_codes(codes, n_bins[j], written)
         values[offsets[j]:offsets[j] + len(hi)] = hi
