@@ -18,7 +18,7 @@ from ._kernels.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, POISSON, SQUARED_E
 from ._kernels.histograms import (class_totals, feature_histogram, fill_histograms,
                                   subtract_histograms)
 from ._kernels.partition import route, scatter
-from ._kernels.splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
+from ._kernels.splits import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
                               NUMERIC, SURROGATE, TIE_EPS, _split_missing, at_least,
                               category_order, resolve_threshold, search_features,
                               unpack_search)
@@ -402,6 +402,9 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     # so that the tables of finished subtrees do not pile up before they are copied.
     # (Sorted in place, stably: the caller's list must not keep the items either.)
     deferred.sort(key=lambda item: -item[1].size)
+    bound = subtree_node_bound(data, cfg, [(item[1].size, depth[item[0]]) for item in deferred])
+    if bound is not None:  # lets a big tree take the room it needs at once
+        tree.bound = tree.count + bound
     threads = numba.get_num_threads()
     work = sum(item[1].size for item in deferred) * data.codes.shape[1]
     parallel = threads > 1 and len(deferred) > 1 and work >= PARALLEL_MIN_CELLS
@@ -411,6 +414,37 @@ def _grow_below(data, cfg, tree, deferred, total_w):
         # training row until the last subtree is grown).
         node, deferred[i] = deferred[i][0], None
         _splice(tree, node, *result)
+
+
+def subtree_node_bound(data, cfg, sizes):
+    """At most how many nodes the subtrees below deferred nodes of ``sizes`` ((rows,
+    depth) pairs) add, or None when there is no such bound: a multiway split may have empty
+    branches, and a spread sample is in several children. Otherwise every split is binary
+    and each leaf holds at least ``min_samples_leaf`` rows, so a node of ``m`` rows has at
+    most ``m // min_samples_leaf`` leaves (and at most 2**(levels left)).
+
+    Examples
+    --------
+    >>> cfg = GrowConfig(criterion=0, gain_ratio=False, cat_mode=1, missing_mode=1,
+    ...                  max_surrogate=0, random_splitter=False, max_depth=3,
+    ...                  min_samples_split=2, min_samples_leaf=2, min_weight_leaf=0.0,
+    ...                  min_impurity_decrease=0.0, max_features=1)
+    >>> import types
+    >>> data = types.SimpleNamespace(cat_mask=None, has_missing=False)  # no categories
+    >>> subtree_node_bound(data, cfg, [(10, 1), (100, 2)])  # 4 leaves, then 2
+    8
+    """
+    multiway = cfg.cat_mode == CAT_MULTIWAY and data.cat_mask is not None  # (None: none)
+    if may_spread(data, cfg) or (multiway and data.cat_mask.any()):
+        return None
+    total = 0
+    for m, depth in sizes:
+        leaves = max(1, m // max(1, cfg.min_samples_leaf))
+        levels = cfg.max_depth - depth
+        if levels < 62:
+            leaves = min(leaves, 1 << max(0, levels))
+        total += 2 * leaves - 2
+    return total
 
 
 def _subtree_layout(data, cfg):

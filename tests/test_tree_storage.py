@@ -144,3 +144,94 @@ def test_a_dataframe_is_encoded_to_float64_only_when_pruning_reads_the_rows(
     make().fit(X, y)
     assert len(refs) == (1 if encoded else 0)
     assert alive_while_growing[0] is held
+
+
+def test_a_big_builder_moves_to_maps_with_room_to_its_bound_and_keeps_every_node(monkeypatch):
+    node_bytes = sum(np.dtype(dt).itemsize for dt in _FIELDS.values()) + 8 * 2
+    monkeypatch.setattr(_tree, "MAP_MIN_BYTES", 100 * node_bytes)
+    b = TreeBuilder(n_out=2, capacity=8)
+    b.bound = 500
+    for j in range(600):  # past the bound too: it is only a hint
+        assert b.add(1, depth=j % 5) == j
+        b["feature"][j] = j
+        b["value"][j] = (j, 2 * j)
+        if j == 150:  # past 100 nodes' bytes: every field in a map with room to the bound
+            assert b._cap == 500
+            assert not any(arr.flags.owndata for arr in b._arrays.values())
+    t = b.freeze()
+    assert t.node_count == 600
+    assert t.feature.tolist() == list(range(600))
+    assert t.value[:, 1].tolist() == [2.0 * j for j in range(600)]
+    assert t.depth.tolist() == [j % 5 for j in range(600)]
+
+
+def test_a_map_that_cannot_be_had_leaves_the_builder_growing_in_the_heap(monkeypatch):
+    monkeypatch.setattr(_tree, "MAP_MIN_BYTES", 0)
+
+    def refuse(shape, dtype):
+        raise OSError("no address space")
+
+    monkeypatch.setattr(_tree, "_mapped", refuse)
+    b = TreeBuilder(n_out=1, capacity=4)
+    for j in range(50):
+        b.add(1, 0)
+        b["feature"][j] = j
+    assert all(arr.flags.owndata for arr in b._arrays.values())
+    assert b.freeze().feature.tolist() == list(range(50))
+
+
+def _fits(seed):
+    # More rows than one subtree kernel call takes, so that the builder grows the trees.
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(5000, 5))
+    y_reg = X[:, 0] + rng.normal(size=5000)
+    y_clf = (X[:, 1] + rng.normal(scale=0.7, size=5000) > 0).astype(int)
+    X_miss = X.copy()
+    X_miss[rng.random(X.shape) < 0.1] = np.nan
+    return [lambda: quercus.CARTRegressor().fit(X, y_reg),
+            lambda: quercus.CARTClassifier(min_samples_leaf=3).fit(X, y_clf),
+            lambda: quercus.C45Classifier().fit(X_miss, y_clf)]
+
+
+def test_trees_grown_in_maps_equal_trees_grown_in_the_heap(monkeypatch, tmp_path):
+    heap = [fit().tree_ for fit in _fits(3)]
+    monkeypatch.setattr(_tree, "MAP_MIN_BYTES", 0)
+    mapped = []
+    for fit in _fits(3):
+        model = fit()
+        mapped.append(model.tree_)
+        if model.get_params().get("pruning") in (None, "none"):  # (a pruned tree is new)
+            assert not model.tree_.kind.flags.owndata  # a view of the builder's map
+        model.save(tmp_path / "m.json")
+        assert quercus.load(tmp_path / "m.json").tree_.to_dict() == model.tree_.to_dict()
+    for a, b in zip(heap, mapped):
+        assert a.to_dict() == b.to_dict()
+
+
+def test_the_grower_bounds_the_nodes_of_binary_trees_exactly_when_fully_grown(monkeypatch):
+    seen = []
+    freeze = TreeBuilder.freeze
+
+    def spy(self):
+        seen.append((self.bound, self.count))
+        return freeze(self)
+
+    monkeypatch.setattr(TreeBuilder, "freeze", spy)
+    n = 5000  # more rows than one subtree kernel call takes: the builder grows the tree
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(n, 3))
+    # Distinct targets, fully grown: one row a leaf, 2n - 1 nodes, the bound itself.
+    # (No surrogates: the small nodes' subtrees are then grown by the kernel.)
+    quercus.CARTRegressor(max_surrogate=0).fit(X, rng.permutation(n).astype(float))
+    assert seen[-1] == (2 * n - 1, 2 * n - 1)
+    # Leaves of at least 4 rows: at most n // 4 of them under each small node.
+    quercus.CARTRegressor(min_samples_leaf=4, max_surrogate=0).fit(X, rng.normal(size=n))
+    bound, count = seen[-1]
+    assert count <= bound <= 2 * (n // 4) - 1 + 64
+    quercus.CARTClassifier(max_depth=4, max_surrogate=0).fit(X, rng.integers(0, 3, size=n))
+    bound, count = seen[-1]
+    assert count <= bound <= 31
+    # Multiway splits may have empty branches: no bound.
+    cats = rng.integers(0, 6, size=(n, 1)).astype(str)
+    quercus.ID3Classifier().fit(cats, rng.integers(0, 2, size=n))
+    assert seen[-1][0] is None
