@@ -228,6 +228,8 @@ def test_subtrees_are_capped_in_rows_and_the_cap_keeps_the_tree(monkeypatch):
     # Big data hands the kernel nodes of up to a quarter of a thread's rows, but no more
     # than SUBTREE_MAX_ROWS (their presorted orders take 8 bytes a row and attribute).
     assert grower.subtree_limit(10**7, 2) == grower.SUBTREE_MAX_ROWS
+    # (A regressor's subtrees grow to a row a leaf: their tables weigh more, so fewer rows.)
+    assert grower.subtree_limit(10**7, 2, regression=True) == 8_192 < grower.SUBTREE_MAX_ROWS
     assert grower.subtree_limit(40_000, 2) == 5_000
     assert grower.subtree_limit(100, 2) == grower.SUBTREE_MAX_SAMPLES
     rng = np.random.default_rng(8)
