@@ -1,5 +1,6 @@
 """How a tree's nodes are stored while it grows and once fitted: the schema's (narrow) types
-on every path, and a builder whose memory stays within a quarter again the nodes it holds."""
+on every path, a builder whose heap arrays stay within a quarter again the nodes it holds,
+and a big tree's move to memory maps with room up to the grower's bound on its nodes."""
 
 import json
 
