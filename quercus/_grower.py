@@ -409,8 +409,11 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     # (Sorted in place, stably: the caller's list must not keep the items either.)
     deferred.sort(key=lambda item: -item[1].size)
     bound = subtree_node_bound(data, cfg, [(item[1].size, depth[item[0]]) for item in deferred])
-    if bound is not None:  # lets a big tree take the room it needs at once
-        tree.bound = tree.count + bound
+    if bound is not None and data.is_regression:
+        # Subtrees on continuous targets grow to about a row a leaf, to the bound (a
+        # classifier's stop at pure nodes, far below it: room in maps for the bound would
+        # take the place of the heap's freed blocks, 8 MB more at the peak of 750k x 50).
+        tree.expect(tree.count + bound)
     threads = numba.get_num_threads()
     work = sum(item[1].size for item in deferred) * data.codes.shape[1]
     parallel = threads > 1 and len(deferred) > 1 and work >= PARALLEL_MIN_CELLS

@@ -5,6 +5,7 @@ and a big tree's move to memory maps with room up to the grower's bound on its n
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import quercus
@@ -147,16 +148,18 @@ def test_a_dataframe_is_encoded_to_float64_only_when_pruning_reads_the_rows(
     assert alive_while_growing[0] is held
 
 
-def test_a_big_builder_moves_to_maps_with_room_to_its_bound_and_keeps_every_node(monkeypatch):
+def test_a_builder_expecting_a_big_tree_grows_it_in_maps_and_keeps_every_node(monkeypatch):
     node_bytes = sum(np.dtype(dt).itemsize for dt in _FIELDS.values()) + 8 * 2
     monkeypatch.setattr(_tree, "MAP_MIN_BYTES", 100 * node_bytes)
     b = TreeBuilder(n_out=2, capacity=8)
-    b.bound = 500
-    for j in range(600):  # past the bound too: it is only a hint
+    b.expect(50)  # small: stays in the heap
+    assert all(arr.flags.owndata for arr in b._arrays.values())
+    for j in range(600):  # past the expected size too: it is only a hint
         assert b.add(1, depth=j % 5) == j
         b["feature"][j] = j
         b["value"][j] = (j, 2 * j)
-        if j == 150:  # past 100 nodes' bytes: every field in a map with room to the bound
+        if j == 20:
+            b.expect(500)  # every field in a map with room for 500 nodes
             assert b._cap == 500
             assert not any(arr.flags.owndata for arr in b._arrays.values())
     t = b.freeze()
@@ -166,19 +169,29 @@ def test_a_big_builder_moves_to_maps_with_room_to_its_bound_and_keeps_every_node
     assert t.depth.tolist() == [j % 5 for j in range(600)]
 
 
-def test_a_map_that_cannot_be_had_leaves_the_builder_growing_in_the_heap(monkeypatch):
+@pytest.mark.parametrize("maps_granted", [0, 3])
+def test_maps_that_cannot_be_had_leave_the_builder_growing_in_the_heap(monkeypatch,
+                                                                       maps_granted):
     monkeypatch.setattr(_tree, "MAP_MIN_BYTES", 0)
+    real, granted = _tree._mapped, []
 
-    def refuse(shape, dtype):
-        raise OSError("no address space")
+    def refuse(shape, dtype):  # the first few fields get their maps, then none
+        if len(granted) >= maps_granted:
+            raise OSError("no address space")
+        granted.append(1)
+        return real(shape, dtype)
 
     monkeypatch.setattr(_tree, "_mapped", refuse)
     b = TreeBuilder(n_out=1, capacity=4)
-    for j in range(50):
-        b.add(1, 0)
+    b.add(1, 0)
+    b.expect(20)
+    assert sum(not arr.flags.owndata for arr in b._arrays.values()) == maps_granted
+    for j in range(1, 50):
+        b.add(1, j % 3)
         b["feature"][j] = j
-    assert all(arr.flags.owndata for arr in b._arrays.values())
-    assert b.freeze().feature.tolist() == list(range(50))
+    t = b.freeze()
+    assert t.feature.tolist()[1:] == list(range(1, 50))
+    assert t.depth.tolist()[1:] == [j % 3 for j in range(1, 50)]
 
 
 def _fits(seed):
@@ -189,7 +202,8 @@ def _fits(seed):
     y_clf = (X[:, 1] + rng.normal(scale=0.7, size=5000) > 0).astype(int)
     X_miss = X.copy()
     X_miss[rng.random(X.shape) < 0.1] = np.nan
-    return [lambda: quercus.CARTRegressor().fit(X, y_reg),
+    return [lambda: quercus.CARTRegressor(max_surrogate=0).fit(X, y_reg),
+            lambda: quercus.CARTRegressor(min_samples_leaf=5).fit(X_miss, y_reg),
             lambda: quercus.CARTClassifier(min_samples_leaf=3).fit(X, y_clf),
             lambda: quercus.C45Classifier().fit(X_miss, y_clf)]
 
@@ -197,42 +211,51 @@ def _fits(seed):
 def test_trees_grown_in_maps_equal_trees_grown_in_the_heap(monkeypatch, tmp_path):
     heap = [fit().tree_ for fit in _fits(3)]
     monkeypatch.setattr(_tree, "MAP_MIN_BYTES", 0)
-    mapped = []
-    for fit in _fits(3):
-        model = fit()
-        mapped.append(model.tree_)
-        if model.get_params().get("pruning") in (None, "none"):  # (a pruned tree is new)
-            assert not model.tree_.kind.flags.owndata  # a view of the builder's map
-        model.save(tmp_path / "m.json")
-        assert quercus.load(tmp_path / "m.json").tree_.to_dict() == model.tree_.to_dict()
-    for a, b in zip(heap, mapped):
-        assert a.to_dict() == b.to_dict()
+    model = _fits(3)[0]()
+    assert not model.tree_.kind.flags.owndata  # the regressor's tree: a view of its map
+    model.save(tmp_path / "m.json")
+    assert quercus.load(tmp_path / "m.json").tree_.to_dict() == model.tree_.to_dict()
+    for a, fit in zip(heap, _fits(3)):
+        assert a.to_dict() == fit().tree_.to_dict()
 
 
 def test_the_grower_bounds_the_nodes_of_binary_trees_exactly_when_fully_grown(monkeypatch):
+    from quercus import _grower
     seen = []
-    freeze = TreeBuilder.freeze
+    below, bound_of = _grower._grow_below, _grower.subtree_node_bound
 
-    def spy(self):
-        seen.append((self.bound, self.count))
-        return freeze(self)
+    def spy_below(data, cfg, tree, deferred, total_w):
+        seen.append([tree.count])
+        below(data, cfg, tree, deferred, total_w)
 
-    monkeypatch.setattr(TreeBuilder, "freeze", spy)
+    def spy_bound(*args):
+        bound = bound_of(*args)
+        seen[-1].append(bound)
+        return bound
+
+    monkeypatch.setattr(_grower, "_grow_below", spy_below)
+    monkeypatch.setattr(_grower, "subtree_node_bound", spy_bound)
     n = 5000  # more rows than one subtree kernel call takes: the builder grows the tree
     rng = np.random.default_rng(5)
     X = rng.normal(size=(n, 3))
+
+    def fit(est, y):
+        model = est.fit(X, y)
+        top, bound = seen[-1]
+        return (None if bound is None else top + bound), model.tree_.node_count
+
     # Distinct targets, fully grown: one row a leaf, 2n - 1 nodes, the bound itself.
     # (No surrogates: the small nodes' subtrees are then grown by the kernel.)
-    quercus.CARTRegressor(max_surrogate=0).fit(X, rng.permutation(n).astype(float))
-    assert seen[-1] == (2 * n - 1, 2 * n - 1)
-    # Leaves of at least 4 rows: at most n // 4 of them under each small node.
-    quercus.CARTRegressor(min_samples_leaf=4, max_surrogate=0).fit(X, rng.normal(size=n))
-    bound, count = seen[-1]
+    assert fit(quercus.CARTRegressor(max_surrogate=0), rng.permutation(n) * 1.0) == (
+        2 * n - 1, 2 * n - 1)
+    # Leaves of at least 4 rows: at most m // 4 of them under a small node of m rows.
+    bound, count = fit(quercus.CARTRegressor(min_samples_leaf=4, max_surrogate=0),
+                       rng.normal(size=n))
     assert count <= bound <= 2 * (n // 4) - 1 + 64
-    quercus.CARTClassifier(max_depth=4, max_surrogate=0).fit(X, rng.integers(0, 3, size=n))
-    bound, count = seen[-1]
+    bound, count = fit(quercus.CARTClassifier(max_depth=4, max_surrogate=0),
+                       rng.integers(0, 3, size=n))
     assert count <= bound <= 31
     # Multiway splits may have empty branches: no bound.
-    cats = rng.integers(0, 6, size=(n, 1)).astype(str)
+    cats = pd.DataFrame({"c": rng.integers(0, 6, size=n).astype(str)})
     quercus.ID3Classifier().fit(cats, rng.integers(0, 2, size=n))
-    assert seen[-1][0] is None
+    assert seen[-1][1] is None
