@@ -18,8 +18,8 @@ from ._kernels.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, POISSON, SQUARED_E
 from ._kernels.histograms import (class_totals, feature_histogram, fill_histograms,
                                   subtract_histograms)
 from ._kernels.partition import route, scatter
-from ._kernels.splits import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY,
-                              NUMERIC, SURROGATE, TIE_EPS, _split_missing, at_least,
+from ._kernels.splits import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED,
+                              MULTIWAY, NUMERIC, SURROGATE, TIE_EPS, _split_missing, at_least,
                               category_order, resolve_threshold, search_features,
                               unpack_search)
 from ._kernels.subtree import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, IMPURITY,
@@ -443,8 +443,8 @@ def subtree_node_bound(data, cfg, sizes):
     >>> subtree_node_bound(data, cfg, [(10, 1), (100, 2)])  # 4 leaves, then 2
     8
     """
-    multiway = cfg.cat_mode == CAT_MULTIWAY and data.cat_mask is not None  # (None: none)
-    if may_spread(data, cfg) or (multiway and data.cat_mask.any()):
+    # (cat_mask is None when no attribute is categorical)
+    if may_spread(data, cfg) or (cfg.cat_mode == CAT_MULTIWAY and data.cat_mask is not None):
         return None
     total = 0
     for m, depth in sizes:

@@ -3,6 +3,7 @@ on every path, a builder whose heap arrays stay within a quarter again the nodes
 and a big tree's move to memory maps with room up to the grower's bound on its nodes."""
 
 import json
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -215,6 +216,8 @@ def test_trees_grown_in_maps_equal_trees_grown_in_the_heap(monkeypatch, tmp_path
     assert not model.tree_.kind.flags.owndata  # the regressor's tree: a view of its map
     model.save(tmp_path / "m.json")
     assert quercus.load(tmp_path / "m.json").tree_.to_dict() == model.tree_.to_dict()
+    again = pickle.loads(pickle.dumps(model))  # (pickle copies the filled part only)
+    assert again.tree_.to_dict() == model.tree_.to_dict()
     for a, fit in zip(heap, _fits(3)):
         assert a.to_dict() == fit().tree_.to_dict()
 
