@@ -276,6 +276,7 @@ def grow(data, cfg, rng, validation=None):
                                      total_w)), []
     tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)
+    _expect_regression_tree(data, cfg, tree, [(n, 0)])
     all_features = np.arange(p, dtype=np.int64)
     val0 = None
     if cfg.pre_prune:
@@ -408,12 +409,8 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     # so that the tables of finished subtrees do not pile up before they are copied.
     # (Sorted in place, stably: the caller's list must not keep the items either.)
     deferred.sort(key=lambda item: -item[1].size)
-    bound = subtree_node_bound(data, cfg, [(item[1].size, depth[item[0]]) for item in deferred])
-    if bound is not None and data.is_regression:
-        # Subtrees on continuous targets grow to about a row a leaf, to the bound (a
-        # classifier's stop at pure nodes, far below it: room in maps for the bound would
-        # take the place of the heap's freed blocks, 8 MB more at the peak of 750k x 50).
-        tree.expect(tree.count + bound)
+    _expect_regression_tree(data, cfg, tree, [(item[1].size, depth[item[0]])
+                                              for item in deferred])
     threads = numba.get_num_threads()
     work = sum(item[1].size for item in deferred) * data.codes.shape[1]
     parallel = threads > 1 and len(deferred) > 1 and work >= PARALLEL_MIN_CELLS
@@ -423,6 +420,19 @@ def _grow_below(data, cfg, tree, deferred, total_w):
         # training row until the last subtree is grown).
         node, deferred[i] = deferred[i][0], None
         _splice(tree, node, *result)
+
+
+def _expect_regression_tree(data, cfg, tree, sizes):
+    """Tell a regressor's ``tree`` how many nodes it can reach below its leaves of
+    ``sizes`` ((rows, depth) pairs; see :func:`subtree_node_bound`), so that a big one takes
+    room for them at once (``TreeBuilder.expect``). Nodes on continuous targets split to
+    about a row a leaf, to the bound; a classifier's stop at pure nodes far below it (room
+    in maps for its bound would take the place of the heap's freed blocks: 8 MB more at
+    the peak of 750k x 50), so its tree grows as it goes."""
+    if data.is_regression:
+        bound = subtree_node_bound(data, cfg, sizes)
+        if bound is not None:
+            tree.expect(tree.count + bound)
 
 
 def subtree_node_bound(data, cfg, sizes):

@@ -6,7 +6,6 @@ import json
 import pickle
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import quercus
@@ -212,8 +211,11 @@ def _fits(seed):
 def test_trees_grown_in_maps_equal_trees_grown_in_the_heap(monkeypatch, tmp_path):
     heap = [fit().tree_ for fit in _fits(3)]
     monkeypatch.setattr(_tree, "MAP_MIN_BYTES", 0)
+    # A regressor's tree is a view of its map, whether its subtrees were grown by the
+    # kernel or every node in Python (surrogate splits).
+    assert not _fits(3)[1]().tree_.kind.flags.owndata
     model = _fits(3)[0]()
-    assert not model.tree_.kind.flags.owndata  # the regressor's tree: a view of its map
+    assert not model.tree_.kind.flags.owndata
     model.save(tmp_path / "m.json")
     assert quercus.load(tmp_path / "m.json").tree_.to_dict() == model.tree_.to_dict()
     again = pickle.loads(pickle.dumps(model))  # (pickle copies the filled part only)
@@ -231,13 +233,15 @@ def test_the_grower_bounds_the_nodes_of_binary_trees_exactly_when_fully_grown(mo
         seen.append([tree.count])
         below(data, cfg, tree, deferred, total_w)
 
-    def spy_bound(*args):
-        bound = bound_of(*args)
-        seen[-1].append(bound)
+    def spy_bound(data, cfg, sizes):  # (the subtrees' bound, not the root's)
+        bound = bound_of(data, cfg, sizes)
+        if len(seen[-1]) == 1:
+            seen[-1].append(bound)
         return bound
 
     monkeypatch.setattr(_grower, "_grow_below", spy_below)
     monkeypatch.setattr(_grower, "subtree_node_bound", spy_bound)
+    seen.append([None, None])
     n = 5000  # more rows than one subtree kernel call takes: the builder grows the tree
     rng = np.random.default_rng(5)
     X = rng.normal(size=(n, 3))
@@ -255,10 +259,25 @@ def test_the_grower_bounds_the_nodes_of_binary_trees_exactly_when_fully_grown(mo
     bound, count = fit(quercus.CARTRegressor(min_samples_leaf=4, max_surrogate=0),
                        rng.normal(size=n))
     assert count <= bound <= 2 * (n // 4) - 1 + 64
-    bound, count = fit(quercus.CARTClassifier(max_depth=4, max_surrogate=0),
-                       rng.integers(0, 3, size=n))
+    bound, count = fit(quercus.CARTRegressor(max_depth=4, max_surrogate=0), rng.normal(size=n))
     assert count <= bound <= 31
-    # Multiway splits may have empty branches: no bound.
-    cats = pd.DataFrame({"c": rng.integers(0, 6, size=n).astype(str)})
-    quercus.ID3Classifier().fit(cats, rng.integers(0, 2, size=n))
-    assert seen[-1][1] is None
+
+
+def test_no_bound_when_a_split_may_have_empty_branches_or_spread_samples():
+    from types import SimpleNamespace
+    from quercus._grower import GrowConfig, subtree_node_bound
+    from quercus._kernels.splits import CAT_MULTIWAY, CAT_ONE_VS_REST, FRACTIONAL, SURROGATE
+
+    def bound(cat_mode, missing_mode, categorical, missing):
+        cfg = GrowConfig(criterion=0, gain_ratio=False, cat_mode=cat_mode,
+                         missing_mode=missing_mode, max_surrogate=0, random_splitter=False,
+                         max_depth=2**31 - 1, min_samples_split=2, min_samples_leaf=1,
+                         min_weight_leaf=0.0, min_impurity_decrease=0.0, max_features=3)
+        data = SimpleNamespace(cat_mask=np.array([True, False]) if categorical else None,
+                               has_missing=missing)
+        return subtree_node_bound(data, cfg, [(100, 3)])
+
+    assert bound(CAT_ONE_VS_REST, SURROGATE, True, True) == 198
+    assert bound(CAT_MULTIWAY, FRACTIONAL, False, False) == 198  # nothing to spread
+    assert bound(CAT_MULTIWAY, SURROGATE, True, False) is None  # empty branches
+    assert bound(CAT_ONE_VS_REST, FRACTIONAL, False, True) is None  # spread samples
