@@ -535,7 +535,7 @@ def _splice(tree, node, ints, flts, count, cat_map):
                       ("impurity", IMPURITY), ("rho", RHO)):
         tree[name][rows] = flts[:count, col]
     tree["value"][rows] = flts[:count, VALUE:]
-    tree.flat["cat_map"].extend(cat_map.tolist())
+    tree.flat["cat_map"].extend(cat_map)
 
 
 # The kernels' rule run as plain Python: the same arithmetic, no compiled call per node.
@@ -735,7 +735,7 @@ def _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, thr, 
         # Categories absent from this node follow the bigger side.
         cat_map[cat_map < 0] = majority
         tree["cat_map_start"][node] = len(tree.flat["cat_map"])
-        tree.flat["cat_map"].extend(cat_map.tolist())
+        tree.flat["cat_map"].extend(cat_map)
     tree["missing_mode"][node] = cfg.missing_mode
     tree["sur_start"][node] = len(tree.flat["sur_feature"])
     if cfg.missing_mode == SURROGATE and k != MULTIWAY:

@@ -281,3 +281,43 @@ def test_no_bound_when_a_split_may_have_empty_branches_or_spread_samples():
     assert bound(CAT_MULTIWAY, FRACTIONAL, False, False) == 198  # nothing to spread
     assert bound(CAT_MULTIWAY, SURROGATE, True, False) is None  # empty branches
     assert bound(CAT_ONE_VS_REST, FRACTIONAL, False, True) is None  # spread samples
+
+
+def test_flat_arrays_grow_drop_their_tail_and_hand_over_their_entries():
+    rng = np.random.default_rng(9)
+    a, model = _tree.FlatArray(np.float64), []
+    for _ in range(400):
+        op = rng.integers(0, 4)
+        if op == 0:
+            v = float(rng.normal())
+            a.append(v)
+            model.append(v)
+        elif op == 1:
+            vs = rng.normal(size=int(rng.integers(0, 40)))
+            a.extend(vs)
+            model.extend(vs.tolist())
+        elif op == 2:  # an undone split drops what it added
+            n = int(rng.integers(0, len(model) + 3))
+            del a[n:]
+            del model[n:]
+        else:
+            s = int(rng.integers(0, len(model) + 1))
+            part = a[s:s + 5]
+            assert part.tolist() == model[s:s + 5]
+            part[:] = 0.0  # a copy: the entries stay
+        assert len(a) == len(model)
+    out = a.take()
+    assert out.dtype == np.float64 and out.tolist() == model
+    with pytest.raises(TypeError, match="tail"):
+        del _tree.FlatArray(np.int8)[1:2]
+
+
+def test_a_builder_s_flat_entries_are_arrays_not_python_objects():
+    b = TreeBuilder(n_out=1)
+    b.add(1, 0)
+    b.flat["sur_threshold"].append(0.5)
+    b.flat["cat_map"].extend(np.array([2, 0, 1]))
+    assert all(isinstance(f, _tree.FlatArray) for f in b.flat.values())
+    t = b.freeze()
+    assert t.sur_threshold.tolist() == [0.5] and t.cat_map.tolist() == [2, 0, 1]
+    assert t.cat_map.dtype == np.int64
