@@ -409,8 +409,6 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     # so that the tables of finished subtrees do not pile up before they are copied.
     # (Sorted in place, stably: the caller's list must not keep the items either.)
     deferred.sort(key=lambda item: -item[1].size)
-    _expect_regression_tree(data, cfg, tree, [(item[1].size, depth[item[0]])
-                                              for item in deferred])
     threads = numba.get_num_threads()
     work = sum(item[1].size for item in deferred) * data.codes.shape[1]
     parallel = threads > 1 and len(deferred) > 1 and work >= PARALLEL_MIN_CELLS
@@ -428,7 +426,8 @@ def _expect_regression_tree(data, cfg, tree, sizes):
     room for them at once (``TreeBuilder.expect``). Nodes on continuous targets split to
     about a row a leaf, to the bound; a classifier's stop at pure nodes far below it (room
     in maps for its bound would take the place of the heap's freed blocks: 8 MB more at
-    the peak of 750k x 50), so its tree grows as it goes."""
+    the peak of 750k x 50), so its tree grows as it goes. Called once, at the root: the
+    bound of any later frontier is no larger, and room is only ever added."""
     if data.is_regression:
         bound = subtree_node_bound(data, cfg, sizes)
         if bound is not None:
@@ -436,8 +435,8 @@ def _expect_regression_tree(data, cfg, tree, sizes):
 
 
 def subtree_node_bound(data, cfg, sizes):
-    """At most how many nodes the subtrees below deferred nodes of ``sizes`` ((rows,
-    depth) pairs) add, or None when there is no such bound: a multiway split may have empty
+    """At most how many nodes the subtrees below leaves of ``sizes`` ((rows, depth)
+    pairs) add, or None when there is no such bound: a multiway split may have empty
     branches, and a spread sample is in several children. Otherwise every split is binary
     and each leaf holds at least ``min_samples_leaf`` rows, so a node of ``m`` rows has at
     most ``m // min_samples_leaf`` leaves (and at most 2**(levels left)).

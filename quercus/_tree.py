@@ -39,6 +39,8 @@ _FIELDS = {
 MAX_TREE_NODES = np.iinfo(np.int32).max
 # A tree expected to take this many bytes grows in memory maps (TreeBuilder.expect).
 MAP_MIN_BYTES = 32 << 20
+# Bytes of a node's fields but its value (8 more per class or output).
+_NODE_BYTES = sum(np.dtype(dt).itemsize for name, dt in _FIELDS.items() if name != "value")
 # Flat arrays shared by all nodes.
 _FLAT = {
     "cat_map": np.int64, "sur_feature": np.int64, "sur_kind": np.int8,
@@ -317,7 +319,7 @@ class TreeBuilder:
         >>> b._cap, b["kind"].flags.owndata
         (1000000, False)
         """
-        node_bytes = sum(np.dtype(dt).itemsize for dt in _FIELDS.values()) + 8 * self._n_classes
+        node_bytes = _NODE_BYTES + 8 * self._n_classes
         if n_nodes > self._cap and n_nodes * node_bytes >= MAP_MIN_BYTES:
             self._map_fields(min(n_nodes, MAX_TREE_NODES))
 

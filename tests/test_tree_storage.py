@@ -149,7 +149,7 @@ def test_a_dataframe_is_encoded_to_float64_only_when_pruning_reads_the_rows(
 
 
 def test_a_builder_expecting_a_big_tree_grows_it_in_maps_and_keeps_every_node(monkeypatch):
-    node_bytes = sum(np.dtype(dt).itemsize for dt in _FIELDS.values()) + 8 * 2
+    node_bytes = _tree._NODE_BYTES + 8 * 2
     monkeypatch.setattr(_tree, "MAP_MIN_BYTES", 100 * node_bytes)
     b = TreeBuilder(n_out=2, capacity=8)
     b.expect(50)  # small: stays in the heap
@@ -225,31 +225,21 @@ def test_trees_grown_in_maps_equal_trees_grown_in_the_heap(monkeypatch, tmp_path
 
 
 def test_the_grower_bounds_the_nodes_of_binary_trees_exactly_when_fully_grown(monkeypatch):
-    from quercus import _grower
     seen = []
-    below, bound_of = _grower._grow_below, _grower.subtree_node_bound
+    expect = TreeBuilder.expect
 
-    def spy_below(data, cfg, tree, deferred, total_w):
-        seen.append([tree.count])
-        below(data, cfg, tree, deferred, total_w)
+    def spy(self, n_nodes):  # the grower's bound on the whole tree, given at the root
+        seen.append(n_nodes)
+        expect(self, n_nodes)
 
-    def spy_bound(data, cfg, sizes):  # (the subtrees' bound, not the root's)
-        bound = bound_of(data, cfg, sizes)
-        if len(seen[-1]) == 1:
-            seen[-1].append(bound)
-        return bound
-
-    monkeypatch.setattr(_grower, "_grow_below", spy_below)
-    monkeypatch.setattr(_grower, "subtree_node_bound", spy_bound)
-    seen.append([None, None])
+    monkeypatch.setattr(TreeBuilder, "expect", spy)
     n = 5000  # more rows than one subtree kernel call takes: the builder grows the tree
     rng = np.random.default_rng(5)
     X = rng.normal(size=(n, 3))
 
     def fit(est, y):
         model = est.fit(X, y)
-        top, bound = seen[-1]
-        return (None if bound is None else top + bound), model.tree_.node_count
+        return seen[-1], model.tree_.node_count
 
     # Distinct targets, fully grown: one row a leaf, 2n - 1 nodes, the bound itself.
     # (No surrogates: the small nodes' subtrees are then grown by the kernel.)
