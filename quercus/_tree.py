@@ -33,7 +33,8 @@ _FIELDS = {
     # child offset it joins (-1: none), and this node's surrogates sur_start..+sur_count.
     "missing_mode": np.int8, "missing_child": np.int32, "sur_start": np.int32,
     "sur_count": np.int32, "rho": np.float64,
-    # Ordered categorical splits: child of each category code at cat_map[cat_map_start:].
+    # Ordered categorical splits: child (0 or 1) of each category code at
+    # cat_map[cat_map_start:], one byte each (flights: 835k entries, 6.7 MB as int64).
     "cat_map_start": np.int32,
 }
 MAX_TREE_NODES = np.iinfo(np.int32).max
@@ -43,7 +44,7 @@ MAP_MIN_BYTES = 32 << 20
 _NODE_BYTES = sum(np.dtype(dt).itemsize for name, dt in _FIELDS.items() if name != "value")
 # Flat arrays shared by all nodes.
 _FLAT = {
-    "cat_map": np.int64, "sur_feature": np.int64, "sur_kind": np.int8,
+    "cat_map": np.int8, "sur_feature": np.int64, "sur_kind": np.int8,
     "sur_threshold": np.float64, "sur_category": np.int64, "sur_flip": np.int8,
     "sur_agreement": np.float64,
 }
