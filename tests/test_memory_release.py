@@ -1,5 +1,6 @@
-"""A big fit hands the memory it freed back to the system when it ends (glibc's
-malloc_trim), a small one does not pay for the call, and an error still releases it."""
+"""A big fit hands the memory it freed back to the system (glibc's malloc_trim) before it
+grows the tree, before the subtrees and when it ends; a small one does not pay for the
+call, and an error still releases it."""
 
 import numpy as np
 import pytest
@@ -21,7 +22,31 @@ def test_a_fit_of_many_cells_releases_freed_memory_at_its_end(monkeypatch, relea
     assert releases == []  # 2,000 cells: below the bound
     monkeypatch.setattr(_memory, "TRIM_MIN_CELLS", 2_000)
     CARTClassifier().fit(X, y)
-    assert releases == [1]
+    assert releases == [1, 1]  # before growing (the whole tree in one kernel call), at the end
+
+
+def test_a_big_fit_releases_before_its_subtrees_what_its_top_nodes_freed(monkeypatch,
+                                                                       releases):
+    from quercus import CARTRegressor, _grower
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(6000, 4))  # (6000 rows: the top nodes are split in Python)
+    y = X[:, 0] + rng.normal(size=6000)
+    seen = []
+    real = _grower._grow_below
+
+    def spy(*args):
+        seen.append(len(releases))
+        return real(*args)
+
+    monkeypatch.setattr(_grower, "_grow_below", spy)
+    monkeypatch.setattr(_memory, "TRIM_MIN_CELLS", 24_001)
+    CARTRegressor(max_surrogate=0).fit(X, y)
+    assert seen == [0] and releases == []
+    monkeypatch.setattr(_memory, "TRIM_MIN_CELLS", 24_000)
+    CARTRegressor(max_surrogate=0).fit(X, y)
+    # before growing and before the subtrees (the tree grows in memory maps, or by other
+    # threads, that cannot reuse the heap's freed blocks), then at the end
+    assert seen == [0, 2] and releases == [1, 1, 1]
 
 
 def test_a_failed_big_fit_still_releases(monkeypatch, releases):
@@ -32,7 +57,7 @@ def test_a_failed_big_fit_still_releases(monkeypatch, releases):
     assert releases == []  # rejected before any work: nothing allocated to give back
     with pytest.raises(ValueError):
         CARTClassifier().fit(X, np.r_[X[:49, 0] > 0, np.nan])
-    assert releases == [1]
+    assert releases == [1]  # (the target is checked before growing)
 
 
 def test_release_reports_whether_the_allocator_can_trim():
