@@ -71,15 +71,17 @@ class Bins:
 
 def can_read_values(X):
     """Whether a fit may read lazy features' values from ``X`` itself: a writable,
-    contiguous float64 matrix (the kernels take its buffer as it is).
+    contiguous float64 or float32 matrix (the kernels take its buffer as it is).
 
     Examples
     --------
     >>> import numpy as np
     >>> can_read_values(np.zeros((3, 2))), can_read_values(np.zeros((3, 2))[:, :1])
     (True, False)
+    >>> can_read_values(np.zeros((3, 2), dtype=np.float32))
+    True
     """
-    return (isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2
+    return (isinstance(X, np.ndarray) and X.dtype in (np.float64, np.float32) and X.ndim == 2
             and X.flags.writeable and (X.flags.c_contiguous or X.flags.f_contiguous))
 
 

@@ -149,16 +149,20 @@ class BinnedData:
     @cached_property
     def value_args(self):
         """The arguments of ``resolve_threshold`` after the sample list: the training
-        matrix's buffer, its row and column strides (in values) and the samples' rows of
-        it (empty: the same); an empty buffer when every feature has its value table."""
+        matrix's buffer as (float64, float32) (the other one empty; both when every
+        feature has its value table), its row and column strides (in values) and the
+        samples' rows of it (empty: the same)."""
         rows = (np.zeros(0, dtype=np.int64) if self.source_rows is None
                 else np.ascontiguousarray(self.source_rows, dtype=np.int64))
         X = self.source
+        none64, none32 = np.zeros(0), np.zeros(0, dtype=np.float32)
         if X is None:
-            return np.zeros(0), 0, 0, rows
+            return (none64, none32), 0, 0, rows
         if X.flags.c_contiguous:
-            return X.reshape(-1), X.shape[1], 1, rows
-        return X.reshape(-1, order="F"), 1, X.shape[0], rows
+            flat, strides = X.reshape(-1), (X.shape[1], 1)
+        else:
+            flat, strides = X.reshape(-1, order="F"), (1, X.shape[0])
+        return ((flat, none32) if X.dtype == np.float64 else (none64, flat)), *strides, rows
 
     @cached_property
     def _lazy(self):
@@ -179,7 +183,7 @@ class BinnedData:
     def values_of(self, f, idx):
         """Feature ``f`` of samples ``idx`` in the training matrix (a lazy feature's)."""
         rows = idx if self.source_rows is None else self.source_rows[idx]
-        return self.source[rows, f]
+        return self.source[rows, f].astype(np.float64, copy=False)  # (float32 X: widened)
 
     def with_value_tables(self):
         """This data with a value table for every numeric feature (the lazy ones' made
@@ -191,7 +195,7 @@ class BinnedData:
             sl = slice(self.bin_offsets[f], self.bin_offsets[f + 1])
             if self.is_lazy(f):
                 col = self.source[:, f]
-                part_hi = part_lo = np.unique(col[~np.isnan(col)])
+                part_hi = part_lo = np.unique(col[~np.isnan(col)]).astype(np.float64)
             else:
                 part_lo, part_hi = self.bin_lo[sl], self.bin_hi[sl]
             lo.append(part_lo)

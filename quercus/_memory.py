@@ -5,6 +5,8 @@ import ctypes
 import ctypes.util
 import os
 
+import numpy as np
+
 from ._prepare import _BIN_CHUNK_CELLS, is_float_matrix
 
 # Bytes per sample outside the (n, p) matrices: targets, weights, the root's index and
@@ -34,15 +36,20 @@ def fit_bytes(X, max_bins, lazy=False, from_columns=False):
     76
     >>> fit_bytes(X, 255, from_columns=True)["encoded copy of X (float64)"] // 2**20
     7
+    >>> fit_bytes(X, None, lazy=True, from_columns=True)["bin values"]  # read from X
+    0
     """
     n, p = X.shape
     is_float = is_float_matrix(X)
+    reads_x = is_float or (from_columns and isinstance(X, np.ndarray)
+                           and X.dtype == np.float32)
     copied = min(p, max(1, _BIN_CHUNK_CELLS // max(n, 1))) if from_columns else p
     return {
         "encoded copy of X (float64)": 0 if is_float else 8 * n * copied,
         "bin codes": (1 if max_bins is not None and max_bins <= 255 else 4) * n * p,
         # exact bins keep every distinct value (at most one per cell), unless read from X
-        "bin values": 8 * n * p if max_bins is None and not (lazy and is_float) else 0,
+        # (a float64 matrix, or a float32 array binned from its columns)
+        "bin values": 8 * n * p if max_bins is None and not (lazy and reads_x) else 0,
         "per-sample work arrays": PER_SAMPLE_BYTES * n,
     }
 

@@ -307,7 +307,8 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
     matrix is binned as it is).
     ``lazy``: a float64 matrix that can be kept for the thresholds (the caller's own
     memory, or a copy made of a DataFrame's float64 blocks; see :func:`readable_source`)
-    is binned with ``lazy=True`` (no value table for long continuous columns).
+    is binned with ``lazy=True`` (no value table for long continuous columns), and so are
+    the columns of a float32 matrix, which the fit then reads as it is.
 
     Examples
     --------
@@ -326,8 +327,14 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
             return schema, bin_features(arr, mask, schema.categories, max_bins)
         return schema, bin_features(source, mask, schema.categories, max_bins, lazy=True)
     n, p = (len(cols[0]) if cols else 0), len(cols)
+    # A float32 matrix is read for the thresholds as it is, like a float64 one: its long
+    # continuous columns keep no value table (8 bytes a row each; exact 300k x 50: 214 MB
+    # at the peak with the tables).
+    source = (readable_source(X) if lazy and isinstance(X, np.ndarray)
+              and X.dtype == np.float32 and not mask.any() else None)
     codes = np.empty((n, p), dtype=np.uint8, order="F")  # widened as columns need
     n_bins = np.zeros(p, dtype=np.int64)
+    table = np.zeros(p, dtype=np.int64)  # values in each column's table (0: categorical)
     categories = [None] * p
     written = []  # the columns coded so far
     # The numeric columns are gathered as float64 and binned a few at a time (binning works
@@ -348,12 +355,14 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
     def bin_pending():
         nonlocal codes, filled
         k = len(pending)
-        num = bin_features(X_num[:, :k], np.zeros(k, dtype=bool), [None] * k, max_bins)
+        num = bin_features(X_num[:, :k], np.zeros(k, dtype=bool), [None] * k, max_bins,
+                           lazy=source is not None)
         if np.iinfo(num.codes.dtype).max > np.iinfo(codes.dtype).max:
             codes = widen_codes(codes, np.iinfo(num.codes.dtype).max, written)
         for i, j in enumerate(pending):
             codes[:, j] = num.codes[:, i]
             n_bins[j] = num.n_bins[i]
+            table[j] = num.offsets[i + 1] - num.offsets[i]
             written.append(j)
         hi[filled:filled + num.hi.size] = num.hi
         if not num.exact:  # (a copy of the group's hi but for its quantile columns)
@@ -382,10 +391,12 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
     # Categorical columns have no numeric bins: the numeric ones' lo / hi, in feature
     # order, are the whole data's (one array for both when every bin is exact).
     offsets = np.zeros(p + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum(np.where(mask, 0, n_bins))
+    offsets[1:] = np.cumsum(table)
     hi.resize(filled, refcheck=False)
+    if source is not None and not (table < n_bins).any():
+        source = None  # every column has its table: nothing to read from X
     return Schema(names, mask, categories), Bins(codes, n_bins, bin_lows(hi, lo_parts), hi,
-                                                 offsets)
+                                                 offsets, source)
 
 
 # Cells of the float64 columns binned at once by the column-by-column path (8 MB).
@@ -418,8 +429,8 @@ def _float_view(X):
 
 
 def readable_source(arr):
-    """``arr``, the float64 matrix read from training X, as a writable array a fit may keep
-    reading for its thresholds instead of building value tables: X itself, a copy made
+    """``arr``, the float64 (or float32) matrix read from training X, as a writable array a
+    fit may keep reading for its thresholds instead of building value tables: X itself, a copy made
     from X (a DataFrame of several float64 blocks, or of other numeric columns), or a
     writable view of read-only memory that has a writable owner. pandas hands its float64
     blocks out read-only, through ``DataFrame.to_numpy`` too under copy-on-write (pandas 3),

@@ -68,19 +68,23 @@ def test_binning_without_lazy_columns_refers_to_no_matrix():
                                                  bins.offsets).size == 0
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("mapped", [False, True])
 def test_resolve_threshold_is_the_midpoint_of_the_node_s_values_around_the_split(order,
-                                                                                  mapped):
+                                                                                  mapped,
+                                                                                  dtype):
     rng = np.random.default_rng(1)
     col = np.round(rng.normal(size=400), 2)
     col[rng.random(400) < 0.1] = np.nan
-    X = np.asarray(np.column_stack([rng.normal(size=400), col]), order=order)
+    X = np.asarray(np.column_stack([rng.normal(size=400), col]), order=order, dtype=dtype)
     rows = rng.permutation(400) if mapped else np.zeros(0, dtype=np.int64)
-    seen = X[rows, 1] if mapped else X[:, 1]  # sample i's value
+    seen = (X[rows, 1] if mapped else X[:, 1]).astype(np.float64)  # sample i's value
     b = bin_features(seen[:, None], np.array([False]), [None])
     codes, missing = b.codes[:, 0], int(b.n_bins[0])
     flat = X.reshape(-1, order="A")
+    none64, none32 = np.zeros(0), np.zeros(0, dtype=np.float32)
+    flat = (flat, none32) if dtype == np.float64 else (none64, flat)
     strides = (2, 1) if order == "C" else (1, 400)
     for _ in range(50):
         idx = np.sort(rng.choice(400, size=60, replace=False)).astype(np.int64)
@@ -238,4 +242,38 @@ def test_presorted_subtrees_find_the_two_values_around_the_split(monkeypatch, ze
     w = rng.choice([0.0, 1.0, 1.0, 2.0], size=12_000) if zero_weights else None
     make = lambda: quercus.CARTClassifier(max_bins=None, max_surrogate=0)  # noqa: E731
     tables, lazy = _fit_both(monkeypatch, make, X, y, sample_weight=w)
+    assert _tree_json(tables) == _tree_json(lazy)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: quercus.CARTClassifier(max_bins=None),  # surrogates: resolved and routed by X
+    lambda: quercus.CARTClassifier(max_bins=None, max_surrogate=0),  # the subtree kernel
+    lambda: quercus.DecisionTreeClassifier(max_bins=None, missing_strategy="learned"),
+    lambda: quercus.CARTRegressor(max_bins=None, max_depth=8),
+    lambda: quercus.CARTRegressor(max_bins=None, criterion="absolute_error", max_depth=8,
+                                  max_surrogate=0),
+], ids=["surrogates", "subtree kernel", "learned", "regressor", "absolute error"])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_float32_matrix_is_read_as_it_is_and_grows_its_float64_copy_s_tree(monkeypatch,
+                                                                              make, order):
+    # A float32 matrix was gathered into float64 columns with a value table each (exact
+    # 300k x 50: 214 MB at the peak). Its long columns now keep only their codes, and the
+    # thresholds are its values widened: those the tables held.
+    X, y = _data(regression="Regressor" in type(make()).__name__)
+    X32 = np.asarray(X, dtype=np.float32, order=order)
+    wide = make().fit(X32.astype(np.float64), y)
+    tables, lazy = _fit_both(monkeypatch, make, X32, y)
+    assert lazy._explain_data.source is X32
+    assert _tree_json(tables) == _tree_json(lazy) == _tree_json(wide)
+    for node in (0, 1):
+        pd.testing.assert_frame_equal(tables.explain(node), lazy.explain(node))
+
+
+def test_a_float32_fit_with_zero_weights_reads_the_rows_of_its_samples(monkeypatch):
+    X, y = _data()
+    X32 = X.astype(np.float32)
+    w = np.random.default_rng(3).choice([0.0, 1.0, 2.5], size=len(y))
+    make = lambda: quercus.CARTClassifier(max_bins=None)  # noqa: E731
+    tables, lazy = _fit_both(monkeypatch, make, X32, y, sample_weight=w)
+    assert lazy._explain_data.source_rows is not None
     assert _tree_json(tables) == _tree_json(lazy)

@@ -114,8 +114,10 @@ def resolve_threshold(codes_f, idx, split_bin, missing_code, xv, row_stride, col
     its values): the midpoint of the largest value going left (code <= ``split_bin``) and
     the smallest going right among the node's samples ``idx`` with the feature known,
     read from the training matrix: feature ``f`` of sample ``i`` is
-    ``xv[x_rows[i] * row_stride + f * col_stride]`` (``x_rows`` empty: ``i`` itself), ``xv``
-    the matrix's buffer. These are the two values the value table would give.
+    ``x[x_rows[i] * row_stride + f * col_stride]`` (``x_rows`` empty: ``i`` itself), ``x``
+    the matrix's buffer: ``xv`` is (float64 buffer, float32 buffer), the one not read
+    empty (one compiled type for both). These are the two values the value table would
+    give (a float32 value widened to float64 is the value the table holds).
 
     One code is one value, so the pass reads codes only: the samples of the largest code
     on the left and the smallest on the right, then those two values.
@@ -139,8 +141,11 @@ def midpoint_of_rows(xv, row_stride, col_stride, x_rows, left, right, f):
     (see :func:`resolve_threshold` for the buffer, its strides and ``x_rows``)."""
     if x_rows.shape[0] > 0:
         left, right = x_rows[left], x_rows[right]
-    return midpoint(xv[left * row_stride + f * col_stride],
-                    xv[right * row_stride + f * col_stride])
+    a, b = left * row_stride + f * col_stride, right * row_stride + f * col_stride
+    x64, x32 = xv
+    if x64.shape[0] > 0:
+        return midpoint(x64[a], x64[b])
+    return midpoint(np.float64(x32[a]), np.float64(x32[b]))
 
 
 @inner
