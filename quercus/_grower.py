@@ -64,14 +64,27 @@ SUBTREE_MAX_ROWS_REGRESSION = 8_192
 # A numeric feature whose node histogram would take more than this many bytes (its dense
 # stats and counts) is scored slice by slice (``stream_numeric``): the same split, while a
 # thread's scratch stays this size instead of growing with the distinct values (24 MB a
-# thread at the root of a 750k-row exact fit).
+# thread at the root of a 750k-row exact fit) ...
 STREAM_BYTES = 2 << 20
+# ... or 4 bytes a training row, if that is less (but not below this): on 75k x 50 two
+# threads' whole histograms (2.4 MB each) were a tenth of the fit's peak (21 MB against 19
+# for 75k x 50; 19-19.6 with 256 kB); the 750k fits keep 2 MB (narrower slices there
+# were 3% slower on the regression, no lighter).
+STREAM_MIN_BYTES = 256 << 10
 
 
-def stream_width(n_stats):
-    """Bins of a histogram of ``STREAM_BYTES``: a feature with more is streamed (in slices
-    of the largest power of two up to it, which the kernel chooses)."""
-    return max(STREAM_BYTES // (8 * (n_stats + 1)), 256)
+def stream_width(n_stats, n_rows):
+    """Bins of a histogram of ``STREAM_BYTES`` (or of 4 bytes a row of the fit's
+    ``n_rows``, at least ``STREAM_MIN_BYTES``): a feature with more is streamed (in
+    slices of the largest power of two up to it, which the kernel chooses).
+
+    Examples
+    --------
+    >>> stream_width(2, 750_000), stream_width(2, 75_000)  # two classes
+    (87381, 12500)
+    """
+    budget = min(STREAM_BYTES, max(STREAM_MIN_BYTES, 4 * n_rows))
+    return max(budget // (8 * (n_stats + 1)), 256)
 
 
 def subtree_limit(n_samples, threads, regression=False):
@@ -195,7 +208,8 @@ class BinnedData:
             sl = slice(self.bin_offsets[f], self.bin_offsets[f + 1])
             if self.is_lazy(f):
                 col = self.source[:, f]
-                part_hi = part_lo = np.unique(col[~np.isnan(col)]).astype(np.float64)
+                part_hi = part_lo = np.unique(col[~np.isnan(col)]).astype(np.float64,
+                                                                          copy=False)
             else:
                 part_lo, part_hi = self.bin_lo[sl], self.bin_hi[sl]
             lo.append(part_lo)
@@ -294,7 +308,7 @@ def grow(data, cfg, rng, validation=None):
     hist0 = node_histograms(data, layout, idx0, w0)
     # The streamed split search's slice width, or None when no feature has more bins
     # (then that path of the search is not even compiled).
-    stream = stream_width(data.n_stats)
+    stream = stream_width(data.n_stats, n)
     if not (p and int(data.n_bins.max()) + 1 > stream):
         stream = None
     # With every weight 1 and no sample spread over branches, every node's weights are

@@ -141,11 +141,22 @@ def test_trees_grown_with_the_streamed_search_are_the_same(monkeypatch, make):
     whole = export_dict(make().fit(X, y))
     calls = []
     real = _grower.stream_width
-    monkeypatch.setattr(_grower, "stream_width", lambda n_stats: calls.append(1) or 50)
+    monkeypatch.setattr(_grower, "stream_width", lambda n_stats, n: calls.append(1) or 50)
     streamed = export_dict(make().fit(X, y))
     assert calls, "the grower did not reach the streamed search"
     assert streamed == whole
-    assert real(2) * 8 * 3 <= _grower.STREAM_BYTES
+    assert real(2, 10**7) * 8 * 3 <= _grower.STREAM_BYTES
+
+
+@pytest.mark.parametrize("n_stats", [2, 3, 10])
+def test_a_thread_s_histogram_scratch_is_4_bytes_a_row_within_its_bounds(n_stats):
+    row = 8 * (n_stats + 1)  # bytes of a histogram's bin
+    for n in (10, 50_000, 75_000, 300_000, 10**7):
+        budget = _grower.stream_width(n_stats, n) * row
+        assert budget <= max(_grower.STREAM_MIN_BYTES, 4 * n)
+        assert budget <= _grower.STREAM_BYTES
+        # (within a bin's bytes of the bound: the width is whole bins)
+        assert budget > min(_grower.STREAM_BYTES, max(_grower.STREAM_MIN_BYTES, 4 * n)) - row
 
 
 @pytest.mark.parametrize("stream_bins", [7, 64])
