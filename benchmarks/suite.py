@@ -25,6 +25,7 @@ import importlib.util
 import multiprocessing
 import os
 import pickle
+import re
 import shutil
 import subprocess
 import sys
@@ -829,9 +830,10 @@ def _version(module):
         return "not installed"
 
 
-def write_results(rows, lines, notes):
+def write_results(rows, lines, notes, name="performance"):
+    """Write the table to ``benchmarks/results/<name>.md`` and its rows to ``<name>.csv``."""
     RESULTS.mkdir(parents=True, exist_ok=True)
-    md = RESULTS / "performance.md"
+    md = RESULTS / f"{name}.md"
     md.write_text("\n".join(["# quercus performance", "", *[s + "\n" for s in lines],
                              table(rows), "", "## Skipped and failed", "",
                              *[f"- {n}" for n in notes or ["none"]], ""]), encoding="utf-8")
@@ -841,7 +843,7 @@ def write_results(rows, lines, notes):
         fit_s=r["fit_s"], predict_s=r["predict_s"], peak_mb=r["peak_mb"], score=r["score"],
         leaves=r["leaves"], fit_ratio=r["fit_ratio"], predict_ratio=r["predict_ratio"])
         for r in rows])
-    csv = RESULTS / "performance.csv"
+    csv = RESULTS / f"{name}.csv"
     with csv.open("w", encoding="utf-8") as f:
         f.writelines(f"# {s}\n" for s in lines)  # read with pandas.read_csv(comment="#")
         frame.to_csv(f, index=False, float_format="%.6g")
@@ -866,9 +868,15 @@ def main(argv=None):
                         help="skip the cold-start measurement (it compiles every kernel)")
     parser.add_argument("--no-write", action="store_true",
                         help="print only; write nothing under benchmarks/results/ or docs/")
+    parser.add_argument("--out", default="performance", metavar="NAME",
+                        help="write the table to benchmarks/results/NAME.md and NAME.csv "
+                             "(default: performance), e.g. for a run of a few data sets")
     args = parser.parse_args(argv)
     if args.reps < 1:
         parser.error("--reps must be at least 1")
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", args.out) or args.out.startswith("."):
+        parser.error(f"--out {args.out!r}: a file name without a folder or extension, "
+                     "e.g. performance_1m")
     if args.scaling:
         run_scaling(args.full, args.reps, not args.no_write)
         return 0
@@ -915,7 +923,7 @@ def main(argv=None):
     if notes:
         print("\nSkipped and failed:\n" + "\n".join(f"- {n}" for n in notes))
     if not args.no_write:
-        write_results(rows, lines, notes)
+        write_results(rows, lines, notes, args.out)
     if args.full:
         run_scaling(True, args.reps, not args.no_write)
     return 0
