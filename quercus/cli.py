@@ -1,7 +1,12 @@
 """The ``quercus`` command line (``demo`` and ``warmup`` for now)."""
 
 import argparse
+import os
 import sys
+
+# The exit status of a command whose reader went away: 128 + SIGPIPE, as a shell reports a
+# program that signal ended.
+EXIT_BROKEN_PIPE = 141
 
 
 def _demo(args):
@@ -97,7 +102,16 @@ def main(argv=None):
     sub.add_parser("demo", help="the watermelon 2.0 split table and the ID3, C4.5 and CART trees")
     sub.add_parser("warmup", help="compile the numba kernels into the on-disk cache")
     args = parser.parse_args(argv)
-    return {"demo": _demo, "warmup": _warmup}[args.command](args)
+    try:
+        status = {"demo": _demo, "warmup": _warmup}[args.command](args)
+        sys.stdout.flush()  # (a reader gone shows here, not at the interpreter's exit)
+    except BrokenPipeError:
+        # ``quercus demo | head``: stop quietly, as shell tools do. stdout goes to devnull
+        # so that the interpreter's last flush does not fail again with a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    return status
 
 
 if __name__ == "__main__":

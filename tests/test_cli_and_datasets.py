@@ -25,6 +25,17 @@ def test_module_entry_point_runs():
     assert "demo" in proc.stdout and "warmup" in proc.stdout
 
 
+def test_a_reader_that_goes_away_stops_the_demo_quietly():
+    # No one reads the pipe, as when `quercus demo | head` has printed its lines: the
+    # demo's output fails to be written, and the command ends without a traceback.
+    proc = subprocess.Popen([sys.executable, "-m", "quercus", "demo"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=600) == 141
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
 def test_unknown_command_is_an_error(capsys):
     with pytest.raises(SystemExit):
         main(["grow-a-forest"])
