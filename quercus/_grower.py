@@ -53,8 +53,9 @@ PARALLEL_MIN_CELLS = 100_000
 SUBTREE_MAX_SAMPLES = 2048
 SUBTREES_PER_THREAD = 4
 # ... but no more than this many: a subtree's presorted orders (exact attributes with more
-# values than its rows) take 8 bytes a row and attribute at its root while it splits, on
-# every thread at once (750k x 50 exact: 25-150 MB less at the peak, no slower).
+# values than its rows) take 2 bytes a row and attribute (positions within the subtree,
+# which presorts at most PRESORT_MAX_ROWS rows) and one row of scratch, on every thread
+# at once (750k x 50 exact: 25-150 MB less at the peak, no slower).
 SUBTREE_MAX_ROWS = 32_768
 # A regression subtree on continuous targets grows to about a row a leaf: its node tables
 # (2 nodes a row, 80 bytes a node) then weigh as much as its presorted orders, on every

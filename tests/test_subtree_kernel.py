@@ -226,7 +226,7 @@ def test_python_and_kernel_minimum_weight_bounds_agree_to_the_bit():
 
 def test_subtrees_are_capped_in_rows_and_the_cap_keeps_the_tree(monkeypatch):
     # Big data hands the kernel nodes of up to a quarter of a thread's rows, but no more
-    # than SUBTREE_MAX_ROWS (their presorted orders take 8 bytes a row and attribute).
+    # than SUBTREE_MAX_ROWS (their presorted orders take 2 bytes a row and attribute).
     assert grower.subtree_limit(10**7, 2) == grower.SUBTREE_MAX_ROWS
     # (A regressor's subtrees grow to a row a leaf: their tables weigh more, so fewer rows.)
     assert grower.subtree_limit(10**7, 2, regression=True) == 8_192 < grower.SUBTREE_MAX_ROWS
@@ -297,3 +297,34 @@ def test_a_tree_grown_wholly_by_the_kernel_is_its_tables_spliced_below_a_root(
         a, b = getattr(direct, field), getattr(spliced, field)
         assert a.dtype == b.dtype and a.flags.c_contiguous, field
         np.testing.assert_array_equal(a, b, err_msg=field)
+
+
+@pytest.mark.parametrize("kernel_rows", [65_536, 300_000], ids=["at-the-limit", "above"])
+def test_presorted_positions_fit_two_bytes_and_bigger_nodes_sort_per_node(monkeypatch,
+                                                                         kernel_rows):
+    # A presorted order holds a subtree's positions in uint16. A node of exactly 65,536
+    # rows (positions up to 65,535) is presorted; a bigger one (here the whole 300k-row
+    # tree in one call) sorts at every node instead. Both grow the Python grower's tree.
+    from quercus._kernels.subtree import PRESORT_MAX_ROWS
+    assert PRESORT_MAX_ROWS == 65_536
+    rng = np.random.default_rng(5)
+    n = 300_000
+    a = rng.permutation(n).astype(float)
+    b = rng.normal(size=n)
+    X = np.column_stack([a, b])
+    # The root splits off the 65,536 mixed rows of a < 65,536 (the last of them in class 1,
+    # so that the best threshold is just above it).
+    y = ((a < 65_536) & ((b > 0) | (a == 65_535))).astype(int)
+    est = CARTClassifier(max_bins=None, max_surrogate=0, max_depth=4)
+    python = _with_limit(monkeypatch, -1, est, X, y)
+    sizes = []
+    real = grower._subtree
+    monkeypatch.setattr(grower, "_subtree", lambda *args: sizes.append(args[3][1].size)
+                        or real(*args))
+    monkeypatch.setattr(grower, "SUBTREE_MAX_ROWS", kernel_rows)
+    kernel = _with_limit(monkeypatch, kernel_rows, est, X, y)
+    assert max(sizes) == kernel_rows
+    # (Both columns have more values than 4 x 65,536 + 256: the kernel presorts them.)
+    assert n + 1 > 4 * 65_536 + 256
+    assert kernel.node_count >= 7  # the kernel split its node, and a child again
+    _assert_same_tree(python, kernel)
