@@ -874,7 +874,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.reps < 1:
         parser.error("--reps must be at least 1")
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", args.out) or args.out.startswith("."):
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", args.out):
         parser.error(f"--out {args.out!r}: a file name without a folder or extension, "
                      "e.g. performance_1m")
     if args.scaling:

@@ -25,7 +25,7 @@ def test_a_named_run_writes_its_own_files_and_leaves_the_default_ones(tmp_path, 
     assert "header line" in (tmp_path / "performance_1m.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("name", ["../elsewhere", "sub/dir", ".hidden", ""])
+@pytest.mark.parametrize("name", ["../elsewhere", "sub/dir", ".hidden", "table.md", ""])
 def test_an_out_name_with_a_folder_is_refused_before_anything_runs(name, capsys):
     with pytest.raises(SystemExit) as exc:
         suite.main(["--out", name, "--no-write"])

@@ -115,7 +115,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     m0 = idx0.shape[0]
     slot_of = np.full(p, -1, dtype=np.int64)
     n_ps = 0
-    # A presorted order holds positions 0 .. m0 - 1 in 2 bytes each (half of int32: 6.5 MB
+    # A presorted order holds positions 0 .. m0 - 1 in 2 bytes each (half of int32: 3.3 MB
     # less on each thread of a 32,768-row subtree of 50 attributes). The grower hands the
     # kernel at most SUBTREE_MAX_ROWS rows; a bigger node (a caller's own) sorts at every
     # node instead, as without presorting.
