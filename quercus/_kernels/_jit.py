@@ -1,4 +1,4 @@
-"""How the kernels are compiled.
+"""How the kernels are compiled, and when they run as Python instead.
 
 Most of a cold first fit is numba compiling, and part of every compiled function's cost is
 fixed: the wrappers that let Python (``cpython``) and C (``cfunc``) call it, and its own
@@ -10,24 +10,113 @@ entry in the on-disk cache, each built, optimised by LLVM and emitted to machine
 - :func:`inner`: a function only other kernels call. numba's ``register_jitable``: it is
   compiled into its callers, and their cache entries hold it, without wrappers or a cache
   entry of its own; called from Python it runs as plain Python.
+
+**Small work runs uncompiled.** Compiling the kernels a fit needs costs far more than
+running their Python source on a few hundred rows, so a kernel that is neither compiled in
+this process nor found in the disk cache, called on small arrays, runs its own Python
+source (see :mod:`quercus._kernels._interpret`): the same code, the same arithmetic, so the
+same tree. ``QUERCUS_JIT=compile`` always compiles, ``QUERCUS_JIT=interpret`` never does;
+:func:`quercus.set_config` sets the same per process.
 """
 
 import importlib
+import os
 import pkgutil
-from functools import partial
+import sys
 
+import numba
 from numba import njit
+from numba.core.caching import (CompileResultCacheImpl, FunctionCache,
+                                UserProvidedCacheLocator)
+from numba.core.registry import CPUDispatcher
 from numba.extending import register_jitable
 
-kernel = partial(njit, cache=True, nogil=True, no_cfunc_wrapper=True)
-kernel.__doc__ = """``numba.njit`` with the kernels' options; ``@kernel`` or ``@kernel(...)``.
+from . import _interpret
 
-Examples
---------
->>> from quercus._kernels.splits import midpoint
->>> midpoint.targetoptions["no_cfunc_wrapper"], float(midpoint(1.0, 2.0))
-(True, 1.5)
-"""
+
+def cache_root():
+    """Where quercus keeps its compiled kernels: ``QUERCUS_CACHE_DIR``, else the user's
+    cache folder (``$XDG_CACHE_HOME/quercus`` or ``~/.cache/quercus``; ``%LOCALAPPDATA%``
+    on Windows). Not next to the sources, as numba's default is: files left in an
+    installed package's folder survive ``pip uninstall`` and turn the folder into a
+    namespace package that hides a later editable install. numba's own
+    ``NUMBA_CACHE_DIR``, when set, wins over both.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.path.basename(cache_root()) in ("quercus", os.environ.get("QUERCUS_CACHE_DIR", ""))
+    True
+    """
+    own = os.environ.get("QUERCUS_CACHE_DIR")
+    if own:
+        return own
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        base = os.environ["LOCALAPPDATA"]
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                                 ".cache")
+    return os.path.join(base, "quercus")
+
+
+class _UserCacheLocator(UserProvidedCacheLocator):
+    """numba's locator for a user-given folder, pointed at :func:`cache_root`. The source
+    folder's hash in the path keeps two installs of quercus apart."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(cache_root(), "numba-" + numba.__version__,
+                                        self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if numba.config.CACHE_DIR:
+            return None  # NUMBA_CACHE_DIR: numba's own locator takes it
+        # (An unwritable folder gives None: numba's next locators are tried.)
+        return super(UserProvidedCacheLocator, cls).from_function(py_func, py_file)
+
+
+class _CacheImpl(CompileResultCacheImpl):
+    _locator_classes = [_UserCacheLocator] + list(CompileResultCacheImpl._locator_classes)
+
+
+class _KernelCache(FunctionCache):
+    _impl_class = _CacheImpl
+
+
+class Kernel(CPUDispatcher):
+    """A numba dispatcher that runs its Python source instead of compiling when
+    :func:`quercus._kernels._interpret.should_interpret` says so for this call."""
+
+    def __call__(self, *args, **kwargs):
+        if _interpret.should_interpret(self, args):
+            return _interpret.run(self, args, kwargs)
+        if self.overloads or not _interpret.notice_pending():
+            return super().__call__(*args, **kwargs)
+        with _interpret.compile_notice():
+            return super().__call__(*args, **kwargs)
+
+
+_OPTIONS = dict(cache=True, nogil=True, no_cfunc_wrapper=True)
+
+
+def kernel(func=None, **options):
+    """``numba.njit`` with the kernels' options; ``@kernel`` or ``@kernel(...)``.
+
+    Examples
+    --------
+    >>> from quercus._kernels.splits import midpoint
+    >>> midpoint.targetoptions["no_cfunc_wrapper"], float(midpoint(1.0, 2.0))
+    (True, 1.5)
+    """
+    def wrap(f):
+        dispatcher = njit(**_OPTIONS, **options)(f)
+        dispatcher.__class__ = Kernel
+        dispatcher._cache = _KernelCache(f)
+        return dispatcher
+    return wrap if func is None else wrap(func)
+
 
 inner = register_jitable(no_cfunc_wrapper=True)
 inner.__doc__ = """``numba.extending.register_jitable`` without the C wrapper: ``@inner``.
@@ -42,7 +131,6 @@ Examples
 >>> float(impurity(counts, GINI))  # a kernel calling it: compiled into it
 0.375
 """
-
 
 
 def read_only(X):
@@ -91,4 +179,4 @@ def kernels():
 
 
 # The examples above are strings on objects that doctest does not collect by themselves.
-__test__ = {"kernel": kernel.__doc__, "inner": inner.__doc__}
+__test__ = {"inner": inner.__doc__}
