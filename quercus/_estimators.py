@@ -70,6 +70,13 @@ _COMMON_PARAMS_DOC = """    splitter : {"best", "random"}, default="best"
     max_surrogate : int, default=5
         Surrogate splits kept per node (rpart's maxsurrogate), for
         ``missing_strategy="surrogate"``.
+    surrogates : {"where_missing", "always"}, default="where_missing"
+        Where ``missing_strategy="surrogate"`` searches surrogate splits: "where_missing",
+        only at the nodes whose training samples include some missing the split attribute
+        (elsewhere a sample missing it at prediction goes to the heavier child, as rpart
+        does when every surrogate is missing too); "always": at every split node, as rpart
+        does (a slower fit; surrogates then also route future missing values at nodes
+        that saw none). The tree itself is the same either way.
     n_jobs : int or None, default=None
         Threads for the split search and for prediction: None or -1 all cores, -2 all but
         one. The tree does not depend on it: each feature is searched by one thread.
@@ -246,6 +253,7 @@ class _BaseTree(BaseEstimator):
             cat_mode=_CAT_MODES[self.categorical_split],
             missing_mode=MISSING_CODES[self.missing_strategy],
             max_surrogate=int(self.max_surrogate),
+            surrogates_always=self.surrogates == "always",
             random_splitter=self.splitter == "random",
             max_depth=self.max_depth if self.max_depth is not None else np.iinfo(np.int32).max,
             min_samples_split=mss, min_samples_leaf=msl,
@@ -612,6 +620,8 @@ class _BaseTree(BaseEstimator):
         Returns
         -------
         pandas.DataFrame
+            Every column; printed, it shows the columns checked by hand, lined up
+            (:class:`quercus._explain.ExplainTable`).
 
         Examples
         --------
@@ -675,7 +685,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
                  min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, min_objects=None,
                  max_features=None, max_bins=255,
                  categorical_features=None,
-                 missing_strategy="learned", max_surrogate=5, class_weight=None,
+                 missing_strategy="learned", max_surrogate=5, surrogates="where_missing",
+                 class_weight=None,
                  pruning=None, validation_fraction=0.25, strict_improvement=True,
                  confidence_factor=0.25, subtree_raising=True, ccp_alpha=0.0,
                  ccp_loss="impurity", cv=10, cv_rule="1se", n_jobs=None, random_state=None):
@@ -693,6 +704,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         self.categorical_features = categorical_features
         self.missing_strategy = missing_strategy
         self.max_surrogate = max_surrogate
+        self.surrogates = surrogates
         self.class_weight = class_weight
         self.pruning = pruning
         self.validation_fraction = validation_fraction
@@ -750,6 +762,22 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
         [[0.0, 1.0]]
         """
         return self._predict_outputs(X)
+
+    def predict_log_proba(self, X):
+        """Log of :meth:`predict_proba`, as scikit-learn's trees: ``-inf`` for a class
+        the node reached has no weight of (no warning about the log of zero).
+
+        Examples
+        --------
+        >>> from quercus import ID3Classifier
+        >>> from quercus.datasets import load_watermelon
+        >>> X, y = load_watermelon("2.0")
+        >>> ID3Classifier().fit(X, y).predict_log_proba(X.iloc[:1]).tolist()
+        [[-inf, 0.0]]
+        """
+        proba = self.predict_proba(X)
+        with np.errstate(divide="ignore"):
+            return np.log(proba)
 
     def predict(self, X):
         """Predicted class of each sample.
@@ -825,7 +853,8 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
                  min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, min_objects=None,
                  max_features=None, max_bins=255,
                  categorical_features=None,
-                 missing_strategy="learned", max_surrogate=5, pruning=None,
+                 missing_strategy="learned", max_surrogate=5, surrogates="where_missing",
+                 pruning=None,
                  validation_fraction=0.25, strict_improvement=True, confidence_factor=0.25,
                  subtree_raising=True, ccp_alpha=0.0, ccp_loss="impurity", cv=10,
                  cv_rule="1se", n_jobs=None, random_state=None):
@@ -843,6 +872,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         self.categorical_features = categorical_features
         self.missing_strategy = missing_strategy
         self.max_surrogate = max_surrogate
+        self.surrogates = surrogates
         self.pruning = pruning
         self.validation_fraction = validation_fraction
         self.strict_improvement = strict_improvement

@@ -27,6 +27,93 @@ REGRESSOR_COLUMNS = ["feature", "split", "kind", "threshold", "category", "n_bra
                      "best_of_feature", "chosen", "note"]
 
 
+# The columns a student checks by hand, printed by ExplainTable (all stay in the frame).
+_SHOWN_CLASSIFIER = ["feature", "split", "rho", "entropy", "gain_known", "gain",
+                     "intrinsic_value", "gain_ratio", "gini_index", "above_average_gain",
+                     "chosen"]
+_SHOWN_REGRESSOR = ["feature", "split", "rho", "impurity", "decrease_known", "decrease",
+                    "chosen"]
+
+
+def _fmt_classification(x):
+    return "NaN" if x != x else f"{x:.3f}" if x == 0 or abs(x) >= 1e-3 else f"{x:.3g}"
+
+
+def _fmt_regression(x):
+    return "NaN" if x != x else f"{x:.4g}"
+
+
+class ExplainTable(pd.DataFrame):
+    """The table :meth:`explain` returns: a DataFrame that prints for a terminal.
+
+    Printing it (``print(table)``, or its repr at a prompt) shows the columns a student
+    checks by hand (attribute, split, Ent, Gain, IV, gain ratio, Gini, chosen; ``rho`` and
+    the gain on the known values when some are missing) to three decimals (a regressor's
+    to four significant figures), lined up
+    with East Asian wide characters counted as two columns, below a line about the node.
+    The pandas options are set for that print only. Everything else is a plain DataFrame:
+    every column is there, and a selection or any other result is a ``pd.DataFrame``
+    that prints as pandas does; ``to_string()`` renders every column.
+
+    Examples
+    --------
+    >>> from quercus import ID3Classifier
+    >>> from quercus.datasets import load_watermelon
+    >>> table = ID3Classifier().fit(*load_watermelon("2.0")).explain(0)
+    >>> print(str(table).splitlines()[0])
+    node 0: 17 samples, Ent(D) = 0.998, Gini(D) = 0.498, {否: 9, 是: 8}
+    >>> type(table[["feature", "gain"]]).__name__
+    'DataFrame'
+    """
+
+    @property
+    def _constructor(self):
+        # Derived frames (selections, arithmetic, copies) are plain DataFrames.
+        return pd.DataFrame
+
+    def _caption(self):
+        a = self.attrs
+        if "node" not in a:
+            return None
+        head = f"node {a['node']}: {a['n_samples']} samples"
+        if "entropy" in a:
+            dist = ", ".join(f"{c}: {w:.4g}" for c, w in a["distribution"].items())
+            return (f"{head}, Ent(D) = {a['entropy']:.3f}, Gini(D) = {a['gini']:.3f}, "
+                    f"{{{dist}}}")
+        return f"{head}, impurity = {a['impurity']:.4g}, value = {a['value']:.4g}"
+
+    def _shown_columns(self):
+        wanted = _SHOWN_REGRESSOR if "decrease" in self.columns else _SHOWN_CLASSIFIER
+        cols = [c for c in wanted if c in self.columns]
+        if "rho" in cols and not (self["rho"] < 1).any():  # nothing missing at this node
+            cols = [c for c in cols if c not in ("rho", "gain_known", "decrease_known")]
+        if "above_average_gain" in cols and self["above_average_gain"].isna().all():
+            cols.remove("above_average_gain")  # C4.5's column only
+        return cols
+
+    def __repr__(self):
+        cols = self._shown_columns()
+        shown = pd.DataFrame(self[cols])
+        # The book's three decimals; a regressor's scale is the target's, so figures.
+        fmt = _fmt_regression if "decrease" in cols else _fmt_classification
+        for c in cols:
+            if shown[c].dtype.kind == "f":
+                shown[c] = shown[c].map(fmt)
+            elif shown[c].dtype == object:
+                shown[c] = shown[c].map(lambda v: "" if v is None else v)
+        with pd.option_context("display.unicode.east_asian_width", True,
+                               "display.width", 10_000, "display.max_columns", None,
+                               "display.max_colwidth", None):
+            body = pd.DataFrame.__repr__(shown)
+        lines = [line for line in (self._caption(), body) if line]
+        if len(cols) < self.shape[1]:
+            lines.append(f"({len(cols)} of {self.shape[1]} columns shown; every column is "
+                         f"in the table: .columns, .to_string())")
+        return "\n".join(lines)
+
+    __str__ = __repr__
+
+
 def cached_training_data(est):
     """The binned training data a fit kept (None: loaded, unpickled or too big), with a
     value table for every numeric feature: lazy features' tables are made on first use,
@@ -243,7 +330,9 @@ def explain_node(est, node, X=None, y=None, sample_weight=None):
                            gini=float(impurity(stats, GINI)),
                            distribution={c: float(v) for c, v in
                                          zip(est.classes_.tolist(), stats)})
-    return table.drop(columns=["_f", "_bin"])
+    out = ExplainTable(table.drop(columns=["_f", "_bin"]))
+    out.attrs = dict(table.attrs)
+    return out
 
 
 def _mark(est, data, node, idx, wi, features, table, cat_mode, crit, hist_crit):

@@ -124,6 +124,7 @@ class GrowConfig:
     pre_prune: bool = False      # the book's section 4.3.1, on ``validation``
     strict: bool = True          # pre-pruning splits only on a strict improvement
     priority: np.ndarray = None  # class tie-break order (first appearance)
+    surrogates_always: bool = True  # False: surrogates only where the node has missing values
 
 
 def criterion_code(name):
@@ -290,7 +291,7 @@ def grow(data, cfg, rng, validation=None):
     w0 = data.w  # (no kernel writes a node's weights: no copy, 8 bytes a row less)
     stats0 = _root_stats(data)
     total_w = float(w0.sum())
-    in_kernel = subtree_allowed(cfg, p)
+    in_kernel = subtree_allowed(cfg, p, data.has_missing)
     limit = subtree_limit(n, numba.get_num_threads(), data.is_regression)
     if in_kernel and n <= limit:
         # The whole tree in one kernel call, its tables taken as they are (a small fit:
@@ -411,12 +412,13 @@ def may_spread(data, cfg):
     return cfg.missing_mode == FRACTIONAL and data.has_missing
 
 
-def subtree_allowed(cfg, p):
+def subtree_allowed(cfg, p, has_missing=True):
     """Whether ``grow_subtree`` can grow small nodes: no per-node randomness, validation or
     surrogate search, and a criterion scored from histograms."""
+    no_surrogates = (cfg.missing_mode != SURROGATE or cfg.max_surrogate == 0
+                     or (not cfg.surrogates_always and not has_missing))
     return (cfg.criterion != ABSOLUTE_ERROR and not cfg.pre_prune
-            and not cfg.random_splitter and cfg.max_features >= p
-            and (cfg.missing_mode != SURROGATE or cfg.max_surrogate == 0))
+            and not cfg.random_splitter and cfg.max_features >= p and no_surrogates)
 
 
 def _grow_below(data, cfg, tree, deferred, total_w):
@@ -763,7 +765,8 @@ def _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, thr, 
         tree.flat["cat_map"].extend(cat_map)
     tree["missing_mode"][node] = cfg.missing_mode
     tree["sur_start"][node] = len(tree.flat["sur_feature"])
-    if cfg.missing_mode == SURROGATE and k != MULTIWAY:
+    if cfg.missing_mode == SURROGATE and k != MULTIWAY and (any_missing
+                                                            or cfg.surrogates_always):
         n_sur = _add_surrogates(data, cfg, tree, idx, wi, branch, f)
         tree["sur_count"][node] = n_sur
         if any_missing:

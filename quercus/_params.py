@@ -19,6 +19,7 @@ TREE_PARAMS = {
     "categorical_split": [StrOptions({"multiway", "binary", "ordered"})],
     "missing_strategy": [StrOptions({"fractional", "surrogate", "learned"})],
     "max_surrogate": [Interval(Integral, 0, None, closed="left")],
+    "surrogates": [StrOptions({"where_missing", "always"})],
     "class_weight": [dict, StrOptions({"balanced"}), None],
     "pruning": [StrOptions({"pre", "reduced_error", "pessimistic", "cost_complexity"}), None],
     "validation_fraction": [Interval(RealNotInt, 0.0, 1.0, closed="neither")],
@@ -87,12 +88,68 @@ REGRESSOR_PARAMS = {
 }
 
 
-def resolve_n_jobs(n_jobs):
-    """Threads for numba: None or -1 all cores, -2 all but one, k at most all."""
+# Variables through which a parent process tells its workers how many threads each may
+# use: joblib's loky workers (scikit-learn's ``n_jobs``) get OMP_NUM_THREADS and the BLAS
+# ones set to their share of the cores; users set them to share a machine.
+THREAD_LIMIT_VARIABLES = ("QUERCUS_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                          "MKL_NUM_THREADS")
+
+
+def available_cores():
+    """The cores this process may use: numba's threads, within the CPU affinity mask.
+
+    Examples
+    --------
+    >>> available_cores() >= 1
+    True
+    """
+    import os
+
     import numba
     cores = numba.config.NUMBA_NUM_THREADS
+    if hasattr(os, "sched_getaffinity"):
+        cores = min(cores, len(os.sched_getaffinity(0)))
+    return max(1, cores)
+
+
+def thread_limit():
+    """The smallest positive integer among :data:`THREAD_LIMIT_VARIABLES`, or None.
+
+    Examples
+    --------
+    >>> import os
+    >>> old = os.environ.get("OMP_NUM_THREADS")
+    >>> os.environ["OMP_NUM_THREADS"] = "1"
+    >>> thread_limit()
+    1
+    >>> _ = os.environ.pop("OMP_NUM_THREADS") if old is None else os.environ.update(
+    ...     OMP_NUM_THREADS=old)
+    """
+    import os
+    limits = []
+    for name in THREAD_LIMIT_VARIABLES:
+        value = os.environ.get(name, "").strip()
+        if value.isdigit() and int(value) > 0:
+            limits.append(int(value))
+    return min(limits) if limits else None
+
+
+def resolve_n_jobs(n_jobs):
+    """Threads for numba: None every core the process may use (within its affinity mask
+    and the thread limits a parent process or the user set: :func:`thread_limit`), -1 every
+    core it may use, -2 all but one, k at most that many.
+
+    Examples
+    --------
+    >>> resolve_n_jobs(1)
+    1
+    >>> resolve_n_jobs(None) <= available_cores()
+    True
+    """
+    cores = available_cores()
     if n_jobs is None:
-        return cores
+        limit = thread_limit()
+        return cores if limit is None else min(cores, limit)
     if n_jobs < 0:
         return max(1, cores + 1 + n_jobs)
     return min(n_jobs, cores)

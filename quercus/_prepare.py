@@ -6,6 +6,9 @@ which column is which and the categories, so prediction encodes new data the sam
 """
 
 import numbers
+import os
+import sys
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,6 +20,97 @@ from sklearn.utils.validation import column_or_1d
 from ._binning import Bins, bin_features, bin_lows, can_read_values, widen_codes
 
 _NUMERIC_KINDS = {"integer", "floating", "mixed-integer-float", "decimal"}
+
+# A categorical column with a distinct value on at least this share of its (at least
+# ID_LIKE_MIN_ROWS) known rows looks like an id: information gain favours it (the book's 编号).
+ID_LIKE_SHARE = 0.9
+ID_LIKE_MIN_ROWS = 10
+
+
+class DataWarning(UserWarning):
+    """A column of the training data that fits but is probably not what was meant: a
+    numeric column holding a stray word (so it became categorical), or a categorical
+    column with a distinct value on (nearly) every row, like an id.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> from quercus import DataWarning, ID3Classifier
+    >>> X = pd.DataFrame({"name": [f"melon {i}" for i in range(12)], "ripe": [0, 1] * 6})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = ID3Classifier().fit(X, ["yes", "no", "no"] * 4)
+    >>> [str(w.message).split(":")[0] for w in caught if w.category is DataWarning]
+    ["Column 'name' has 12 distinct values in its 12 rows, like an id"]
+    """
+
+
+def _user_stacklevel():
+    """The ``stacklevel`` that points a warning raised by the calling function at the
+    first frame outside quercus: the user's ``fit``, however deep the warning is raised."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _parses_as_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _stray_words(cats):
+    """The categories of a string column that are not numbers, when most of its distinct
+    values are (None otherwise): ``'未知'`` among ages read as text."""
+    sample = cats[:100]
+    if not all(isinstance(c, str) for c in sample):
+        return None
+    # A cheap look first (a fit's time on small data): most columns of words stop here.
+    if sum(map(_parses_as_number, sample)) * 2 <= len(sample):
+        return None
+    is_number = pd.to_numeric(pd.Series(cats, dtype=object), errors="coerce").notna()
+    n_bad = int((~is_number).sum())
+    if n_bad == 0 or n_bad >= len(cats) - n_bad:
+        return None
+    return np.flatnonzero(~is_number.to_numpy())
+
+
+def _check_categorical_column(name, codes, cats, detected):
+    """Warn (:class:`DataWarning`) about a categorical training column that is probably a
+    mistake. ``detected``: its kind was detected from its values, not declared."""
+    # The rows are counted only for a column of enough categories to be id-like.
+    n_known = (int(np.count_nonzero(codes >= 0))
+               if len(cats) >= ID_LIKE_SHARE * ID_LIKE_MIN_ROWS else 0)
+    if n_known >= ID_LIKE_MIN_ROWS and len(cats) >= ID_LIKE_SHARE * n_known:
+        n_distinct = int(np.count_nonzero(np.bincount(codes[codes >= 0],
+                                                      minlength=len(cats))))
+        if n_distinct >= ID_LIKE_SHARE * n_known:
+            warnings.warn(
+                f"Column {name!r} has {n_distinct} distinct values in its {n_known} "
+                f"rows, like an id: a tree can split on it to tell the training rows apart "
+                f"(information gain favours attributes with many values, the book's 编号 "
+                f"example), which predicts nothing about new rows. Drop the column if it "
+                f"identifies the rows.", DataWarning, stacklevel=_user_stacklevel())
+    bad = _stray_words(cats) if detected and len(cats) else None
+    if bad is not None:
+        counts = np.bincount(codes[codes >= 0], minlength=len(cats))[bad]
+        order = np.argsort(-counts, kind="stable")[:5]
+        words = ", ".join(f"{cats[bad[i]]!r} ({counts[i]} row{'s' if counts[i] != 1 else ''})"
+                          for i in order)
+        more = f" and {len(bad) - len(order)} more" if len(bad) > len(order) else ""
+        warnings.warn(
+            f"Column {name!r} looks numeric ({len(cats) - len(bad)} of its {len(cats)} "
+            f"distinct values are numbers) but holds values that are not numbers: "
+            f"{words}{more}. It is treated as categorical, each number a category of its "
+            f"own, with no thresholds. If those values mean missing, make them NaN "
+            f"(pd.to_numeric(X[{name!r}], errors='coerce'), or read_csv's na_values); if "
+            f"the column is categorical, name it in categorical_features.", DataWarning,
+            stacklevel=_user_stacklevel())
 
 
 @dataclass
@@ -168,9 +262,15 @@ def _value_kind(col, name):
                 f"({v!r}); each value of the X argument must be a string, a number or a "
                 f"boolean.")
     types = sorted({type(v).__name__ for v in col if not _is_missing(v)})
+    # Numbers with a few words among them (an unknown age written '未知'): name the words.
+    words = [(i, v) for i, v in enumerate(col) if isinstance(v, str)]
+    named = ""
+    if 0 < len(words) <= 5:
+        named = (" The values that are not numbers: "
+                 + ", ".join(f"{v!r} (row {i})" for i, v in words) + ".")
     raise ValueError(f"Column {name!r} mixes value types ({', '.join(types)}): a "
                      f"categorical column must hold only strings, only numbers or only "
-                     f"booleans.")
+                     f"booleans.{named}")
 
 
 def _is_missing(v):
@@ -248,15 +348,19 @@ def _fit_numeric(col, name, is_frame):
     return values
 
 
-def _fit_categories(col, name):
+def _fit_categories(col, name, detected=False):
     """A categorical training column's (codes, categories): integer codes, -1 for a
-    missing value, and the categories as an object array."""
+    missing value, and the categories as an object array. A column that looks like a
+    mistake gets a :class:`DataWarning` (``detected``: categorical by its values, not
+    declared in ``categorical_features``)."""
     dtype = getattr(col, "dtype", None)
     if isinstance(dtype, pd.CategoricalDtype):
         # The column's own codes (-1: missing), read without building its values.
         codes = col.array.codes
         _check_not_all_missing(codes < 0, name)
-        return codes, np.asarray(dtype.categories, dtype=object)
+        cats = np.asarray(dtype.categories, dtype=object)
+        _check_categorical_column(name, codes, cats, False)  # its categories are declared
+        return codes, cats
     values = _object_values(col)
     missing = _missing_mask(values)
     _check_not_all_missing(missing, name)
@@ -270,6 +374,7 @@ def _fit_categories(col, name):
         codes, cats = pd.factorize(values, sort=False)
         cats = np.asarray(cats, dtype=object)
     codes[missing] = -1
+    _check_categorical_column(name, codes, cats, detected)
     return codes, cats
 
 
@@ -292,7 +397,7 @@ def fit_schema_and_encode(X, categorical_features=None):
             X_enc[:, j] = _fit_numeric(col, names[j], is_frame)
             categories.append(None)
             continue
-        codes, cats = _fit_categories(col, names[j])
+        codes, cats = _fit_categories(col, names[j], categorical_features is None)
         X_enc[:, j] = np.where(codes < 0, np.nan, codes)  # a missing category is NaN
         categories.append(cats)
     return Schema(names, mask, categories), X_enc
@@ -377,7 +482,7 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
             if len(pending) == X_num.shape[1]:
                 bin_pending()
             continue
-        cat_codes, cats = _fit_categories(col, names[j])
+        cat_codes, cats = _fit_categories(col, names[j], categorical_features is None)
         n_bins[j] = max(len(cats), 1)
         if n_bins[j] > np.iinfo(codes.dtype).max:
             codes = widen_codes(codes, n_bins[j], written)
@@ -426,6 +531,17 @@ def _float_view(X):
     if not is_float_matrix(X):
         return None
     return X if isinstance(X, np.ndarray) else X.to_numpy(dtype=np.float64, copy=False)
+
+
+def _float32_view(X):
+    """X as a float32 matrix when it is a 2-d float32 array, or a DataFrame whose columns
+    are all float32, else None."""
+    if isinstance(X, np.ndarray):
+        return X if X.ndim == 2 and X.dtype == np.float32 else None
+    if isinstance(X, pd.DataFrame) and X.shape[1] and all(
+            d == np.float32 for d in X.dtypes):
+        return X.to_numpy(dtype=np.float32, copy=False)
+    return None
 
 
 def readable_source(arr):
@@ -494,6 +610,10 @@ def encode(X, schema, any_order=False, inf_checked_later=False):
         raise ValueError(f"X has {X.shape[1]} features, but the tree was fitted with "
                          f"{schema.n_features} features.")
     arr = None if schema.is_categorical.any() else _float_view(X)
+    if arr is None and inf_checked_later and not schema.is_categorical.any():
+        # A float32 matrix is routed as it is (the kernels compare each value, widened to
+        # float64 exactly, with the float64 thresholds: the same routes as a float64 copy).
+        arr = _float32_view(X)
     if arr is not None and (inf_checked_later or _no_inf(arr)):
         # Numbers only, finite or NaN: read as they are (a DataFrame's float64 block
         # without splitting it into columns, a sixth of a 25k x 50 prediction).

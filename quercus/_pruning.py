@@ -364,6 +364,33 @@ FOLD_THREADS_MIN_CELLS = 10_000
 REUSE_FOLD_BINS = True
 
 
+def default_folds(cv, n_rows, y_codes, random_state):
+    """The folds of an integer ``cv``, rpart's ``xval`` groups: rows drawn into ``cv``
+    folds at random (seeded by ``random_state``), at most one fold per row, so that small
+    data cross-validates with the defaults (rpart's ``sample(rep(1:xval, length = n))``).
+    A classifier's folds are stratified (scikit-learn's ``StratifiedKFold``) when every
+    class has a row for every fold; a smaller class makes them plain random folds, as
+    rpart's always are. ``y_codes``: a classifier's labels of the ``n_rows`` rows as class
+    indices (None: a regressor).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> golf = np.array([0] * 9 + [1] * 5)        # 9 yes, 5 no: no stratified 10 folds
+    >>> type(default_folds(10, 14, golf, random_state=0)).__name__
+    'KFold'
+    >>> type(default_folds(10, 40, np.repeat([0, 1], 20), 0)).__name__
+    'StratifiedKFold'
+    >>> default_folds(10, 7, None, 0).get_n_splits()   # 7 rows: 7 folds of one row
+    7
+    """
+    from sklearn.model_selection import KFold, StratifiedKFold
+    k = min(int(cv), n_rows)
+    if y_codes is not None and np.bincount(y_codes).min() >= k:
+        return StratifiedKFold(k, shuffle=True, random_state=random_state)
+    return KFold(k, shuffle=True, random_state=random_state)
+
+
 def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins=None,
                      y_codes=None):
     """rpart's complexity table from k-fold cross-validation.
@@ -385,18 +412,22 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
     """
     import pandas as pd
     from sklearn.base import clone
-    from sklearn.model_selection import KFold, StratifiedKFold, check_cv
+    from sklearn.model_selection import check_cv
 
     alphas, risks, n_int, n_leaves, steps = _weakest_links(est, tree, loss)
     risk_root = node_risk(est, tree, loss)[0]
     upper = np.append(alphas[1:], np.inf)
-    eval_alpha = np.sqrt(alphas * upper)
+    with np.errstate(invalid="ignore"):  # 0 * inf when the tree is its root alone
+        eval_alpha = np.sqrt(alphas * upper)
     eval_alpha[0] = 0.0 if alphas.size > 1 else np.inf
     y_arr = np.asarray(y)
+    n_classes = 0 if est._is_regressor else len(est.classes_)
+    if est._is_regressor:
+        y_codes = None
+    elif y_codes is None:
+        y_codes = pd.Index(est.classes_).get_indexer(y_arr)
     if isinstance(cv, numbers.Integral):
-        # rpart draws its folds at random; seeded by random_state here.
-        splitter = (KFold(cv, shuffle=True, random_state=random_state) if est._is_regressor
-                    else StratifiedKFold(cv, shuffle=True, random_state=random_state))
+        splitter = default_folds(cv, len(y_arr), y_codes, random_state)
     else:
         splitter = check_cv(cv, y_arr, classifier=not est._is_regressor)
     # Per subtree, the held-out errors' count, mean and sum of squared deviations, merged
@@ -415,11 +446,6 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
         # mask; a sum overflowing to both infinities would only keep the surrogates.)
         base.set_params(max_surrogate=0)
 
-    n_classes = 0 if est._is_regressor else len(est.classes_)
-    if est._is_regressor:
-        y_codes = None
-    elif y_codes is None:
-        y_codes = pd.Index(est.classes_).get_indexer(y_arr)
 
     def fold_labels(train):
         """The fold's classes (those among its rows, as encoding its labels gives) and
@@ -449,7 +475,12 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
             errors = _errors_at_alphas(fold, loss, eval_alpha, X_te, y_arr[test], w[test])
         return errors
 
-    splits = list(splitter.split(np.zeros(len(y_arr)), None if est._is_regressor else y_arr))
+    try:
+        splits = list(splitter.split(np.zeros(len(y_arr)),
+                                     None if est._is_regressor else y_arr))
+    except ValueError as exc:  # a splitter of the user's that does not fit the data
+        raise ValueError(f"cv={cv!r} cannot split the {len(y_arr)} rows for "
+                         f"cross-validated pruning: {exc}") from None
     # On the process's pool and the calling thread: starting threads for each fit took
     # 2-3 ms, a tenth of a 10-fold fit on a few hundred rows.
     parallel = threads > 1 and len(splits) > 1 and X_enc.size >= FOLD_THREADS_MIN_CELLS

@@ -14,6 +14,7 @@ Examples
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from ._kernels.splits import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
 from ._tree import KIND_NAMES, MISSING_NAMES
@@ -63,6 +64,11 @@ def node_view(est, node, decimals=3):
     >>> node_view(clf, 0).conditions
     ['= 清晰', '!= 清晰']
     """
+    check_is_fitted(est, "tree_")
+    return _node_view(est, node, decimals)
+
+
+def _node_view(est, node, decimals):
     t = est.tree_
     schema = est.schema_
     k = int(t.kind[node])
@@ -96,8 +102,8 @@ def node_view(est, node, decimals=3):
     else:
         classes = est.classes_
         dist = {_plain(c): float(v) for c, v in zip(classes, value)}
-        total = value.sum()
-        predicted = _plain(classes[est._majority(value / total if total > 0 else value)[0]])
+        # Every node's class, worked out once per tree with the tie order predict uses.
+        predicted = _plain(classes[est._routing()[2][node]])
     return NodeView(node=node, depth=int(t.depth[node]), kind=KIND_NAMES[k], feature=feature,
                     threshold=threshold, category=category, children=children,
                     conditions=conditions, n_samples=int(t.n_node_samples[node]),
@@ -142,9 +148,16 @@ def iter_nodes(est, decimals=3):
     >>> [v.feature for v in iter_nodes(clf) if v.children]
     ['纹理', '根蒂', '色泽', '触感', '触感']
     """
+    # Checked here, at the call, not when the first node is asked for: every exporter
+    # then raises scikit-learn's NotFittedError for an unfitted estimator.
+    check_is_fitted(est, "tree_")
+    return _walk(est, decimals)
+
+
+def _walk(est, decimals):
     stack = [0]
     while stack:
-        v = node_view(est, stack.pop(), decimals)
+        v = _node_view(est, stack.pop(), decimals)
         yield v
         stack.extend(reversed(v.children))
 

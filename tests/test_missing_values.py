@@ -550,7 +550,7 @@ def _agreement(go_right_primary, go_right_surrogate):
 
 def test_surrogates_ranked_by_agreement_and_only_if_better_than_majority():
     X, y = _surrogate_data()
-    clf = CARTClassifier(max_depth=1).fit(X, y)
+    clf = CARTClassifier(max_depth=1, surrogates="always").fit(X, y)
     t = clf.tree_
     assert (t.feature[0], t.threshold[0]) == (0, 9.5)
     right = X["a"].to_numpy() > 9.5
@@ -569,13 +569,13 @@ def test_surrogates_ranked_by_agreement_and_only_if_better_than_majority():
     assert 2 not in feats
     assert t.missing_child[0] == 1  # the majority branch: 20 samples right
     # max_surrogate keeps the best ones only.
-    one = CARTClassifier(max_depth=1, max_surrogate=1).fit(X, y)
+    one = CARTClassifier(max_depth=1, max_surrogate=1, surrogates="always").fit(X, y)
     assert _surrogates(one)[0] == [1]
 
 
 def test_missing_primary_is_routed_by_the_first_available_surrogate():
     X, y = _surrogate_data()
-    clf = CARTClassifier(max_depth=1).fit(X, y)
+    clf = CARTClassifier(max_depth=1, surrogates="always").fit(X, y)
     nan = np.nan
 
     def row(**kw):
@@ -635,7 +635,7 @@ def test_surrogates_route_missing_training_samples():
 def test_surrogate_regressor():
     X, _ = _surrogate_data()
     y = np.where(X["a"] >= 10, 5.0, 1.0)
-    reg = CARTRegressor(max_depth=1).fit(X, y)
+    reg = CARTRegressor(max_depth=1, surrogates="always").fit(X, y)
     assert _surrogates(reg)[0] == [1, 4, 5, 3]
     probe = pd.DataFrame([{"a": np.nan, "b": 105.0, "d": np.nan, "e": np.nan, "f": np.nan,
                            "g": None}])[list(X.columns)].astype({"g": object})
@@ -712,7 +712,8 @@ def test_missing_at_predict_only(strategy):
     x = np.arange(10.0)
     X = np.column_stack([x, x * 2])
     y = np.array([0, 0, 0, 1, 1, 1, 1, 1, 1, 1])
-    clf = DecisionTreeClassifier(missing_strategy=strategy, max_depth=1).fit(X, y)
+    clf = DecisionTreeClassifier(missing_strategy=strategy, max_depth=1,
+                                 surrogates="always").fit(X, y)
     p = clf.predict_proba(np.array([[np.nan, np.nan], [np.nan, 1.0], [np.nan, 18.0]]))
     if strategy == "fractional":
         np.testing.assert_allclose(p[0], [0.3, 0.7], atol=EXACT)   # 3/10 left, 7/10 right

@@ -682,7 +682,7 @@ def test_cp_table_xerror_of_the_full_tree_and_of_the_root_by_hand():
 @pytest.mark.parametrize("loss", ["impurity", "error"])
 def test_cp_table_xerror_is_each_fold_s_surrogate_tree_pruned_at_each_row_s_alpha(loss):
     """Every row's xerror, counted here fold by fold: each fold's tree grown as a user
-    would grow it (with its surrogates), pruned at the row's evaluation alpha (the
+    would grow it with rpart's surrogates at every node, pruned at the row's evaluation alpha (the
     geometric mean of the row's alpha interval) and scored on its held-out rows. The table
     itself grows the folds without surrogates (no row has a missing value, so none routes
     by them) and scores all alphas of a fold in one kernel call."""
@@ -703,7 +703,8 @@ def test_cp_table_xerror_is_each_fold_s_surrogate_tree_pruned_at_each_row_s_alph
     errors = np.zeros(len(alphas))
     for train, test in splitter.split(X):
         for i, a in enumerate(eval_alpha):
-            fold = CARTClassifier(ccp_alpha=a, **params).fit(X[train], y[train])
+            fold = CARTClassifier(ccp_alpha=a, surrogates="always", **params).fit(
+                X[train], y[train])
             assert fold.tree_.sur_count.sum() > 0 or fold.tree_.node_count == 1
             errors[i] += np.sum(fold.predict(X[test]) != y[test])
     root_err = len(y) - max(np.sum(y == c) for c in np.unique(y))

@@ -23,6 +23,11 @@ def export_dict(estimator, *, decimals=None):
     -------
     dict
 
+    Raises
+    ------
+    sklearn.exceptions.NotFittedError
+        If the estimator is not fitted.
+
     Examples
     --------
     >>> import json

@@ -38,9 +38,10 @@ def _dist(view):
 def export_text(estimator, *, decimals=3, show_distribution=True):
     """Render a fitted tree as indented text, one line per branch (Weka's J48 layout).
 
-    Each line is a branch test; a leaf's line ends with ``: class``. With
-    ``show_distribution`` the leaves' weighted class counts follow in one aligned column
-    (East Asian wide characters count as two columns, so Chinese labels line up).
+    Each line is a branch test; a leaf's line ends with ``: class``. A tree that is only
+    its root prints as one leaf line, ``root: class``. With ``show_distribution`` the
+    leaves' weighted class counts follow in one aligned column (East Asian wide characters
+    count as two columns, so Chinese labels line up).
 
     Parameters
     ----------
@@ -53,6 +54,11 @@ def export_text(estimator, *, decimals=3, show_distribution=True):
     -------
     str
 
+    Raises
+    ------
+    sklearn.exceptions.NotFittedError
+        If the estimator is not fitted.
+
     Examples
     --------
     >>> from quercus import ID3Classifier, export_text
@@ -64,7 +70,8 @@ def export_text(estimator, *, decimals=3, show_distribution=True):
     views = {v.node: v for v in iter_nodes(estimator, decimals)}
     rows = []  # (text, leaf distribution or None)
     if not views[0].children:
-        rows.append((f": {_fmt_prediction(views[0].predicted)}", _dist(views[0])))
+        # A leaf's line is "test: prediction"; the root alone has no test, so it is named.
+        rows.append((f"root: {_fmt_prediction(views[0].predicted)}", _dist(views[0])))
     # Iterative depth-first walk: (parent, branch index, level), first branch on top.
     stack = [(0, i, 0) for i in reversed(range(len(views[0].children)))]
     while stack:

@@ -1,0 +1,83 @@
+"""Where surrogate splits are searched: by default only at nodes whose training samples
+miss the split attribute; ``surrogates="always"`` searches them at every split node as
+rpart does. The tree is the same either way."""
+
+import numpy as np
+import pytest
+
+from quercus import CARTClassifier, CARTRegressor, export_text
+from quercus._grower import GrowConfig, subtree_allowed
+from quercus.datasets import load_watermelon
+
+
+def _complete_data(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("make", [CARTClassifier, CARTRegressor])
+def test_complete_data_grows_the_same_tree_without_searching_surrogates(make):
+    X, y = _complete_data()
+    default = make().fit(X, y)
+    always = make(surrogates="always").fit(X, y)
+    assert export_text(default) == export_text(always)
+    assert np.array_equal(default.tree_.threshold, always.tree_.threshold)
+    assert default.tree_.sur_count.sum() == 0
+    assert always.tree_.sur_count.sum() > 0
+
+
+def test_a_missing_value_at_a_node_without_surrogates_goes_to_the_heavier_child():
+    X, y = _complete_data()
+    clf = CARTClassifier(max_depth=1).fit(X, y)
+    t = clf.tree_
+    heavier = int(np.argmax(t.weighted_n_node_samples[t.children(0)]))
+    row = X[:1].copy()
+    row[0, int(t.feature[0])] = np.nan
+    assert clf.apply(row)[0] == t.children(0)[heavier]
+    # rpart's way: a surrogate routes it (here: by the correlated-free other columns,
+    # whatever they say), so the setting is one parameter away.
+    rpart_like = CARTClassifier(max_depth=1, surrogates="always").fit(X, y)
+    assert rpart_like.tree_.sur_count[0] > 0
+
+
+def test_nodes_with_missing_training_values_still_get_surrogates():
+    X, y = load_watermelon("2.0alpha")
+    clf = CARTClassifier().fit(X, y)
+    always = CARTClassifier(surrogates="always").fit(X, y)
+    assert export_text(clf) == export_text(always)
+    t = clf.tree_
+    split = np.flatnonzero(t.n_children > 0)
+    Xc = X.to_numpy()
+    with_missing = []
+    for node in split:
+        rows = clf.decision_path(X)[:, node].toarray().ravel() > 0
+        col = Xc[rows, int(t.feature[node])]
+        with_missing.append(any(v is None or v != v for v in col))
+    with_missing = np.array(with_missing)
+    assert with_missing.any()
+    # Only nodes whose training rows miss the split attribute searched surrogates.
+    assert (t.sur_count[split][~with_missing] == 0).all()
+    assert np.array_equal(t.sur_count[split][with_missing],
+                          always.tree_.sur_count[split][with_missing])
+    assert np.array_equal(clf.predict(X), always.predict(X))
+
+
+def test_the_subtree_kernel_serves_surrogate_trees_of_complete_data_only():
+    base = dict(criterion=0, gain_ratio=False, cat_mode=1, missing_mode=1, max_surrogate=5,
+                random_splitter=False, max_depth=10, min_samples_split=2,
+                min_samples_leaf=1, min_weight_leaf=0.0, min_impurity_decrease=0.0,
+                max_features=5)
+    where_missing = GrowConfig(**base, surrogates_always=False)
+    always = GrowConfig(**base, surrogates_always=True)
+    assert subtree_allowed(where_missing, 5, has_missing=False)
+    assert not subtree_allowed(where_missing, 5, has_missing=True)
+    assert not subtree_allowed(always, 5, has_missing=False)
+
+
+def test_a_bad_surrogates_value_is_named():
+    X, y = _complete_data(50)
+    with pytest.raises(ValueError, match="'surrogates' parameter"):
+        CARTClassifier(surrogates="sometimes").fit(X, y)
+
