@@ -1,45 +1,10 @@
-import subprocess
-import sys
+"""The bundled data sets (the command line's tests are in test_cli.py)."""
 
 import pandas as pd
 import pytest
 
-from quercus.cli import main
 from quercus.datasets import (WATERMELON_TRAIN_IDS, WATERMELON_VALIDATION_IDS, load_golf,
                               load_watermelon, watermelon_train_validation_split)
-
-
-def test_demo_prints_split_table_and_three_trees(capsys):
-    assert main(["demo"]) == 0
-    out = capsys.readouterr().out
-    assert "Ent(D) = 0.998" in out
-    for header in ("ID3 (", "C4.5 (", "CART ("):
-        assert header in out
-    assert "纹理 = {清晰, 稍糊, 模糊}" in out and "0.381" in out
-    assert "纹理 != 清晰" in out  # the CART tree's binary split
-
-
-def test_module_entry_point_runs():
-    proc = subprocess.run([sys.executable, "-m", "quercus", "--help"], capture_output=True,
-                          text=True, check=True)
-    assert "demo" in proc.stdout and "warmup" in proc.stdout
-
-
-def test_a_reader_that_goes_away_stops_the_demo_quietly():
-    # No one reads the pipe, as when `quercus demo | head` has printed its lines: the
-    # demo's output fails to be written, and the command ends without a traceback.
-    proc = subprocess.Popen([sys.executable, "-m", "quercus", "demo"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    proc.stdout.close()
-    err = proc.stderr.read().decode()
-    assert proc.wait(timeout=600) == 141
-    assert "Traceback" not in err and "BrokenPipeError" not in err, err
-
-
-def test_unknown_command_is_an_error(capsys):
-    with pytest.raises(SystemExit):
-        main(["grow-a-forest"])
-    assert "invalid choice" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("version, n_cols", [("2.0", 6), ("3.0", 8), ("2.0alpha", 6)])

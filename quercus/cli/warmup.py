@@ -1,0 +1,66 @@
+"""``quercus warmup``: compile every kernel into numba's on-disk cache."""
+
+
+def _warmup(args):
+    """Compile every kernel once so later processes load them from numba's disk cache."""
+    import time
+
+    import numpy as np
+
+    from .. import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
+    from ..datasets import load_golf, load_watermelon
+
+    from .. import config_context
+
+    t0 = time.perf_counter()
+    # Small fits would run the kernels' Python source (see quercus/_kernels/_interpret.py):
+    # here every kernel must compile, into the cache.
+    with config_context(jit="compile"):
+        _fit_everything(np, C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier,
+                        load_golf, load_watermelon)
+    print(f"quercus kernels ready ({time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+def _fit_everything(np, C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier,
+                    load_golf, load_watermelon):
+    for data in (load_watermelon("3.0"), load_golf()):
+        for cls in (ID3Classifier, C45Classifier, CARTClassifier):
+            est = cls().fit(*data)
+            est.predict(data[0])
+            est.decision_path(data[0])
+            est.explain(0)
+            cls(splitter="random", random_state=0).fit(*data)
+    # Large enough for the parallel kernels, the histograms and the wider codes.
+    X = np.random.default_rng(0).normal(size=(6000, 40))
+    for max_bins in (255, None):
+        CARTClassifier(max_bins=max_bins).fit(X, X[:, 0] > 0).predict(X)
+        CARTRegressor(max_bins=max_bins).fit(X, X[:, 1]).predict(X)
+        # rpart's surrogates at every node (the default searches them only where values
+        # are missing, and these data have none).
+        CARTClassifier(max_bins=max_bins, surrogates="always").fit(X, X[:, 0] > 0)
+        # The subtree kernel (no surrogates), presorted in exact mode; column-ordered
+        # prediction; C4.5's pruning and the cost-complexity sequence.
+        CARTClassifier(max_bins=max_bins, max_surrogate=0).fit(X, X[:, 0] > 0).predict(
+            np.asfortranarray(X))
+        CARTRegressor(max_bins=max_bins, max_surrogate=0).fit(X, X[:, 1])
+        c45 = C45Classifier(max_bins=max_bins).fit(X, X[:, 0] > 0)
+        # C4.5's prediction, which may spread a row over branches: another set of kernels.
+        c45.predict(X)
+        c45.predict(np.asfortranarray(X))
+    CARTClassifier(max_surrogate=0, pruning="cost_complexity", cv=3).fit(X[:2000],
+                                                                         X[:2000, 0] > 0)
+    # The streamed split search of big exact nodes, made to run here by narrow slices, and
+    # the parallel coding of quantile bins cut from a sample of a long column (above
+    # 200,000 rows), made to run by a small sample.
+    from .. import _binning, _grower
+    wide, sample = _grower.STREAM_BYTES, _binning._EDGE_SAMPLE
+    try:
+        _grower.STREAM_BYTES = 1 << 14
+        CARTClassifier(max_bins=None).fit(X, X[:, 0] > 0)
+        _binning._EDGE_SAMPLE = 1000
+        long = np.random.default_rng(1).normal(size=(2 * _binning._ROWS, 2))
+        for order in ("C", "F"):
+            CARTClassifier(max_depth=1).fit(np.asarray(long, order=order), long[:, 0] > 0)
+    finally:
+        _grower.STREAM_BYTES, _binning._EDGE_SAMPLE = wide, sample
