@@ -252,6 +252,9 @@ def from_dict(d):
         _fail("format_version", f"is {version!r}; this quercus reads version "
               f"{FORMAT_VERSION} (a newer quercus wrote the file?)")
     name = _require(d, "estimator", str, "")
+    if name == "LogisticRegression":  # a linear model: its own fields, its own checks
+        from .linear import LogisticRegression
+        return LogisticRegression.from_dict(d)
     classes_ok = {c.__name__: c for c in (
         _estimators.DecisionTreeClassifier, _estimators.ID3Classifier,
         _estimators.C45Classifier, _estimators.CARTClassifier,
@@ -332,7 +335,8 @@ def load(path):
 
     A file that is not valid (not JSON, another format or version, a field of the wrong
     type, length or range, a tree that is not a tree) raises :class:`ModelFileError` (a
-    ValueError) naming the field; nothing in the file is executed.
+    ValueError) naming the field; nothing in the file is executed. A pickle is refused
+    with a message that says so.
 
     Examples
     --------
@@ -344,9 +348,17 @@ def load(path):
     >>> quercus.load(path).explain  # doctest: +ELLIPSIS
     <bound method ...explain of ID3Classifier()>
     """
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    if raw[:1] == b"\x80":  # the PROTO opcode that starts a pickle (protocol 2 and later)
+        raise ModelFileError(
+            f"Invalid model file: {str(path)!r} looks like a pickle (Python's binary "
+            f"format, as pickle.dump and joblib.dump write), not a quercus model file. "
+            f"quercus model files are JSON, written by est.save(path); quercus.load never "
+            f"unpickles, since unpickling runs code from the file. A pickle you trust "
+            f"loads with pickle.load.")
     try:
-        with open(path, "r", encoding="utf-8") as fh:
-            data = json.load(fh)
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelFileError(f"Invalid model file: not UTF-8 JSON ({exc}).") from None
     except RecursionError:
