@@ -8,9 +8,12 @@ from ._estimators import (
     DecisionTreeRegressor,
     ID3Classifier,
 )
+from ._config import config_context, get_config, set_config
 from ._persist import ModelFileError, load
+from ._prepare import DataWarning
 from ._prune_api import prune
-from .export import export_dict, export_text
+from .export import (export_code, export_dict, export_graphviz, export_html, export_rules,
+                     export_text, plot_tree)
 
 __version__ = "0.1.0"
 
@@ -21,10 +24,20 @@ __all__ = [
     "CARTClassifier",
     "DecisionTreeRegressor",
     "CARTRegressor",
+    "LogisticRegression",
     "prune",
     "load",
     "ModelFileError",
+    "DataWarning",
     "export_text",
     "export_dict",
+    "export_graphviz",
+    "plot_tree",
+    "export_code",
+    "export_rules",
+    "export_html",
+    "get_config",
+    "set_config",
+    "config_context",
     "__version__",
 ]
