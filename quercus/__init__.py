@@ -15,6 +15,8 @@ from ._prune_api import prune
 from .export import (export_code, export_dict, export_graphviz, export_html, export_rules,
                      export_text, plot_tree)
 
+from .linear import LogisticRegression
+
 __version__ = "0.1.0"
 
 __all__ = [
