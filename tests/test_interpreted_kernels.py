@@ -89,7 +89,7 @@ def test_interpreted_kernels_agree_on_wide_codes_and_missing_values(max_bins):
 
 
 def test_a_small_uncompiled_kernel_call_runs_as_python_and_a_big_one_compiles(monkeypatch):
-    monkeypatch.setattr(_interpret, "_cached_on_disk", lambda d: False)
+    monkeypatch.setattr(_interpret, "_cached_on_disk", lambda d, a: False)
 
     class Fake:
         overloads = {}
@@ -113,7 +113,7 @@ def test_a_kernel_found_in_the_disk_cache_is_loaded_not_interpreted(monkeypatch)
     class Fake:
         overloads = {}
 
-    monkeypatch.setattr(_interpret, "_cached_on_disk", lambda d: True)
+    monkeypatch.setattr(_interpret, "_cached_on_disk", lambda d, a: True)
     with config_context(jit="auto"):
         assert not _interpret.should_interpret(Fake(), (np.zeros(3),))
 
@@ -214,9 +214,33 @@ def test_a_process_that_spent_its_interpreted_budget_compiles(monkeypatch):
     class Fake:
         overloads = {}
 
-    monkeypatch.setattr(_interpret, "_cached_on_disk", lambda d: False)
+    monkeypatch.setattr(_interpret, "_cached_on_disk", lambda d, a: False)
     monkeypatch.setattr(_interpret, "_spent", 0.0)
     with config_context(jit="auto"):
         assert _interpret.should_interpret(Fake(), (np.zeros(3),))
         monkeypatch.setattr(_interpret, "_spent", _interpret.BUDGET + 1)
         assert not _interpret.should_interpret(Fake(), (np.zeros(3),))
+
+
+def test_a_cache_entry_for_other_argument_types_does_not_count(tmp_path):
+    """A kernel cached for float64 labels, called on float32 ones, would compile: it runs
+    as Python instead. Called on the cached types it is loaded."""
+    code = textwrap.dedent("""
+        import numpy as np, sys
+        from quercus._kernels import _interpret
+        from quercus._kernels.histograms import class_totals
+        args = (np.zeros(4), np.ones(4), 2)
+        if sys.argv[1] == "fill":
+            from quercus import config_context
+            with config_context(jit="compile"):
+                class_totals(*args)
+        else:
+            other = (np.zeros(4, dtype=np.float32), np.ones(4), 2)
+            print(_interpret._cached_on_disk(class_totals, args),
+                  _interpret._cached_on_disk(class_totals, other))
+    """)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", code, "fill"], env=env, check=True)
+    out = subprocess.run([sys.executable, "-c", code, "check"], env=env, check=True,
+                         capture_output=True, text=True)
+    assert out.stdout.split() == ["True", "False"]

@@ -43,7 +43,8 @@ _spent = 0.0
 
 _lock = threading.RLock()
 _twins = None          # id(original function or dispatcher) -> its Python twin
-_on_disk = {}          # id(dispatcher) -> whether the disk cache has a valid entry
+_indexes = {}          # id(dispatcher) -> its disk cache's index
+_on_disk = {}          # (id(dispatcher), argument types) -> whether the cache holds them
 
 
 def _largest(args):
@@ -56,21 +57,25 @@ def _largest(args):
     return big
 
 
-def _cached_on_disk(dispatcher):
-    """Whether numba's disk cache holds an entry for this source of the kernel (a stale
-    index, written for an older source, holds none)."""
-    key = id(dispatcher)
-    found = _on_disk.get(key)
-    if found is None:
-        try:
-            found = bool(dispatcher._cache._cache_file._load_index())
-        except Exception:  # numba's private layout changed: assume it must compile
-            found = False
-        _on_disk[key] = found
-    return found
+def _cached_on_disk(dispatcher, args):
+    """Whether numba's disk cache holds this kernel compiled for these arguments' types
+    (an entry for other types, or for an older source, would compile all the same)."""
+    try:
+        argtypes = tuple(dispatcher.typeof_pyval(a) for a in args)
+        found = _on_disk.get((id(dispatcher), argtypes))
+        if found is None:
+            cache = dispatcher._cache
+            index = _indexes.get(id(dispatcher))
+            if index is None:
+                index = _indexes[id(dispatcher)] = cache._cache_file._load_index()
+            key = cache._index_key(argtypes, dispatcher.targetctx.codegen())
+            found = _on_disk[(id(dispatcher), argtypes)] = key in index
+        return found
+    except Exception:  # numba's private layout changed: assume it must compile
+        return False
 
 
-def should_interpret(dispatcher, args):
+def should_interpret(dispatcher, args, kwargs_given=False):
     """Whether this call of ``dispatcher`` runs its Python source.
 
     Examples
@@ -89,7 +94,8 @@ def should_interpret(dispatcher, args):
         return True
     if dispatcher.overloads or _spent > BUDGET:
         return False
-    return _largest(args) <= SMALL_CELLS and not _cached_on_disk(dispatcher)
+    return (_largest(args) <= SMALL_CELLS and not kwargs_given
+            and not _cached_on_disk(dispatcher, args))
 
 
 def _log(x):

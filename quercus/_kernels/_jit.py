@@ -90,7 +90,7 @@ class Kernel(CPUDispatcher):
     :func:`quercus._kernels._interpret.should_interpret` says so for this call."""
 
     def __call__(self, *args, **kwargs):
-        if _interpret.should_interpret(self, args):
+        if _interpret.should_interpret(self, args, bool(kwargs)):
             return _interpret.run(self, args, kwargs)
         if self.overloads or not _interpret.notice_pending():
             return super().__call__(*args, **kwargs)
