@@ -593,3 +593,33 @@ def test_the_documented_examples_print_what_the_docs_show(capsys, tmp_path, monk
         assert status == expected_status, (command, err)
         assert checker.check_output(want, got, flags), (
             f"\n$ {command}\n--- documented ---\n{want}--- printed ---\n{got}")
+
+
+# ---------------------------------------------------------------- README.md
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_the_readme_command_line_examples_run_as_written(capsys, tmp_path, monkeypatch):
+    """Every ``$ quercus`` line of the README's console block runs (comments after ``#``
+    are the README's notes) and prints what the README shows under it, where it shows
+    something (``...`` stands for a time)."""
+    monkeypatch.chdir(tmp_path)
+    text = README.read_text(encoding="utf-8")
+    blocks = re.findall(r"```console\n(.*?)```", text, re.S)
+    assert blocks, "README.md has no console block"
+    checker = doctest.OutputChecker()
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    ran = 0
+    for block in blocks:
+        for chunk in re.split(r"^\$ ", block, flags=re.M)[1:]:
+            command, _, want = chunk.partition("\n")
+            argv = shlex.split(command, comments=True)
+            assert argv[0] == "quercus", command
+            status = main(argv[1:])
+            out, err = capsys.readouterr()
+            assert status == 0, (command, err)
+            if want.strip():
+                assert checker.check_output(want, out, flags), (
+                    f"\n$ {command}\n--- README ---\n{want}--- printed ---\n{out}")
+            ran += 1
+    assert ran >= 5
