@@ -14,8 +14,7 @@ from ._prepare import DataWarning
 from ._prune_api import prune
 from .export import (export_code, export_dict, export_graphviz, export_html, export_rules,
                      export_text, plot_tree)
-
-from .linear import LogisticRegression
+from .linear import LogisticModelTree, LogisticRegression
 
 __version__ = "0.1.0"
 
@@ -27,6 +26,7 @@ __all__ = [
     "DecisionTreeRegressor",
     "CARTRegressor",
     "LogisticRegression",
+    "LogisticModelTree",
     "prune",
     "load",
     "ModelFileError",

@@ -255,6 +255,9 @@ def from_dict(d):
     if name == "LogisticRegression":  # a linear model: its own fields, its own checks
         from .linear import LogisticRegression
         return LogisticRegression.from_dict(d)
+    if name == "LogisticModelTree":  # a tree of logistic models: its own fields and checks
+        from .linear import LogisticModelTree
+        return LogisticModelTree.from_dict(d)
     classes_ok = {c.__name__: c for c in (
         _estimators.DecisionTreeClassifier, _estimators.ID3Classifier,
         _estimators.C45Classifier, _estimators.CARTClassifier,

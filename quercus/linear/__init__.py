@@ -15,6 +15,7 @@ from ._glm import (
     LogisticRegression,
     SeparationWarning,
 )
+from ._lmt import LogisticModelTree
 
-__all__ = ["LogisticRegression", "GLMWarning", "SeparationWarning",
+__all__ = ["LogisticRegression", "LogisticModelTree", "GLMWarning", "SeparationWarning",
            "GLMConvergenceWarning", "AliasedWarning"]
