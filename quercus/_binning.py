@@ -230,11 +230,10 @@ class SortedColumn:
     contiguous, is copied into ``scratch`` (float64, at least the column's length, reused
     column after column; a C-ordered matrix's column is a row apart, and gathering from it
     would miss the cache at every read). A missing value becomes +inf there, to sort last:
-    sorting NaNs is 2-3 times slower, and the bins hold no infinity (it is refused). Only
-    the sort order (8 bytes a row) is made per column.
-    At the end of binning this sits on top of the whole code matrix: an exact 750k x 50
-    fit's binning peaked 32 MB above its codes with ``np.unique``-style ranks (sort order,
-    sorted values, ranks), 12 MB now.
+    sorting NaNs is slower, and the bins hold no infinity (it is refused). Only the sort
+    order (8 bytes a row) is made per column.
+    At the end of binning this sits on top of the whole code matrix, which is why it keeps
+    no ``np.unique``-style ranks (sort order, sorted values and ranks, each a row long).
 
     Examples
     --------
@@ -325,7 +324,7 @@ def _write_codes(values, order, known, lut, missing, out):
 def widen_codes(codes, max_code, written):
     """``codes`` in a type holding ``max_code``, copying only the ``written`` columns: the
     others' pages were never touched, so a widening costs the written columns' memory, not
-    a whole second matrix (at 75k x 50, uint16 to int32 held 22 MB where 15 are kept).
+    a whole second matrix.
 
     Examples
     --------

@@ -45,8 +45,8 @@ def set_config(jit=None, verbose=None):
     jit : {"auto", "compile", "interpret"}, optional
         How the compiled kernels run. ``"auto"`` (the default, or the environment variable
         ``QUERCUS_JIT``): a kernel not yet compiled nor in numba's disk cache runs its
-        Python source when its arrays are small (a textbook data set fits in milliseconds
-        instead of compiling for a minute) and compiles otherwise; ``"compile"``: always
+        Python source when its arrays are small (a textbook data set fits at once instead
+        of waiting for the kernels to compile) and compiles otherwise; ``"compile"``: always
         compile (what ``quercus warmup`` uses to fill the cache); ``"interpret"``: never
         compile (slow beyond a few thousand rows). The tree is the same in every mode.
     verbose : bool, optional

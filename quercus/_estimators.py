@@ -109,8 +109,8 @@ class _BaseTree(BaseEstimator):
     @classmethod
     def _get_param_names(cls):
         # scikit-learn reads __init__'s signature on every get_params (clone, validation,
-        # repr): 0.2 ms a call, several per fit and per cross-validation fold. It does not
-        # change, so it is read once per class.
+        # repr), several times per fit and per cross-validation fold. It does not change, so
+        # it is read once per class.
         return list(_param_names(cls))
 
     def __sklearn_tags__(self):
@@ -265,8 +265,8 @@ class _BaseTree(BaseEstimator):
         rng = None
         if cfg.random_splitter or cfg.max_features < p or isinstance(
                 self.random_state, np.random.RandomState):
-            # A generator is made only when growth draws from it (seeding one costs 0.1 ms,
-            # a tenth of a small cross-validation fold's fit); a caller's RandomState
+            # A generator is made only when growth draws from it (seeding one is a noticeable
+            # part of a small cross-validation fold's fit); a caller's RandomState
             # advances as it always has.
             rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
         with numba_threads(self.n_jobs):
@@ -481,7 +481,7 @@ class _BaseTree(BaseEstimator):
         """What every prediction of the fitted tree reads besides X: (route table, node
         outputs, each node's class (None for a regressor), whether rows spread), made once
         per tree and kept with it (:meth:`TreeArrays.cached`). Remade per call, they were
-        most of a small prediction (0.7 of 0.8 ms for 100 rows of a 10,000-node tree)."""
+        most of a small prediction's time."""
         tree = self.tree_
         priority = None if self._is_regressor else np.asarray(self._class_priority)
 

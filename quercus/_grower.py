@@ -55,22 +55,22 @@ SUBTREES_PER_THREAD = 4
 # ... but no more than this many: a subtree's presorted orders (exact attributes with more
 # values than its rows) take 2 bytes a row and attribute (positions within the subtree,
 # which presorts at most PRESORT_MAX_ROWS rows) and one row of scratch, on every thread
-# at once (750k x 50 exact: 25-150 MB less at the peak, no slower).
+# at once: the bound caps what the threads hold together at the fit's peak.
 SUBTREE_MAX_ROWS = 32_768
 # A regression subtree on continuous targets grows to about a row a leaf: its node tables
 # (2 nodes a row, 80 bytes a node) then weigh as much as its presorted orders, on every
-# thread, until spliced. Smaller subtrees for regressors (750k x 50 fully grown: 314 MB
-# at the peak against 330, no slower; a classifier's are as fast only at 32k rows).
+# thread, until spliced. So regressors take smaller subtrees (a lower peak, no slower); a
+# classifier's tree stops at pure nodes, far from a row a leaf, and grows slower in
+# smaller subtrees.
 SUBTREE_MAX_ROWS_REGRESSION = 8_192
 # A numeric feature whose node histogram would take more than this many bytes (its dense
 # stats and counts) is scored slice by slice (``stream_numeric``): the same split, while a
-# thread's scratch stays this size instead of growing with the distinct values (24 MB a
-# thread at the root of a 750k-row exact fit) ...
+# thread's scratch stays this size instead of growing with the distinct values (a bin
+# each at the root of an exact fit, on every thread) ...
 STREAM_BYTES = 2 << 20
-# ... or 4 bytes a training row, if that is less (but not below this): on 75k x 50 two
-# threads' whole histograms (2.4 MB each) were a tenth of the fit's peak (21 MB against 19
-# for 75k x 50; 19-19.6 with 256 kB); the 750k fits keep 2 MB (narrower slices there
-# were 3% slower on the regression, no lighter).
+# ... or 4 bytes a training row, if that is less (but not below this): on a mid-size fit
+# the threads' whole histograms would be a sizeable part of its peak; a big fit keeps
+# STREAM_BYTES, as narrower slices make it slower and no lighter.
 STREAM_MIN_BYTES = 256 << 10
 
 
@@ -227,7 +227,7 @@ class BinnedData:
     def cat_mask(self):
         """``is_cat`` for the split search kernels, None when no feature is categorical:
         numba then compiles them without the categorical scorers (a numeric fit's first
-        run compiles ~7 s less). Read at every node: computed once."""
+        run compiles less). Read at every node: computed once."""
         return self.is_cat if self.is_cat.any() else None
 
     @property
@@ -284,8 +284,8 @@ def grow(data, cfg, rng, validation=None):
     refused)."""
     n, p = data.codes.shape
     # What encoding and binning freed stays in the C allocator's heap, where a tree grown
-    # in memory maps (or by other threads) cannot reuse it: handed back first (flights:
-    # 66-77 MB at the peak without this and the call before the subtrees, 56-59 with).
+    # in memory maps (or by other threads) cannot reuse it: handed back first, so that it
+    # does not sit idle under the growing tree at the fit's peak.
     _memory.release_if_big(n * p)
     idx0 = np.arange(n, dtype=np.int64)
     w0 = data.w  # (no kernel writes a node's weights: no copy, 8 bytes a row less)
@@ -453,9 +453,9 @@ def _expect_regression_tree(data, cfg, tree, sizes):
     ``sizes`` ((rows, depth) pairs; see :func:`subtree_node_bound`), so that a big one takes
     room for them at once (``TreeBuilder.expect``). Nodes on continuous targets split to
     about a row a leaf, to the bound; a classifier's stop at pure nodes far below it (room
-    in maps for its bound would take the place of the heap's freed blocks: 8 MB more at
-    the peak of 750k x 50), so its tree grows as it goes. Called once, at the root: the
-    bound of any later frontier is no larger, and room is only ever added."""
+    in maps for its bound would be fresh memory where the tree could reuse the heap's
+    freed blocks, raising the peak), so its tree grows as it goes. Called once, at the
+    root: the bound of any later frontier is no larger, and room is only ever added."""
     if data.is_regression:
         bound = subtree_node_bound(data, cfg, sizes)
         if bound is not None:
@@ -720,9 +720,8 @@ def _undo_split(tree, stack, node, mark):
 
 
 def _root_stats(data):
-    """The stats of every sample (the root's), summed without a copy of the targets (at
-    750k rows the copies' 12 MB, freed at once, stayed fragmented in the heap and raised
-    the fit's peak by 5-7 MB)."""
+    """The stats of every sample (the root's), summed without a copy of the targets (the
+    copies, freed at once, stayed fragmented in the heap and raised the fit's peak)."""
     if data.is_regression:
         return np.array([data.w.sum(), data.w @ data.y, data.w @ data.y2])
     return class_totals(data.y, data.w, data.n_stats)

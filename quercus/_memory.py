@@ -77,8 +77,8 @@ def check_fit_memory(X, max_bins, lazy=False, from_columns=False):
 
 
 # Fits of at least this many cells hand the memory they freed back to the system before
-# they grow the tree, before its subtrees and at the end (a call takes about 0.1 ms; such
-# a fit, 50 ms and more).
+# they grow the tree, before its subtrees and at the end (a call is cheap beside such a
+# fit, not beside a small one).
 TRIM_MIN_CELLS = 1_000_000
 _libc = None
 
@@ -99,7 +99,7 @@ def release_free_memory():
     """Return the memory the C allocator keeps after frees to the system (glibc's
     ``malloc_trim``; nothing elsewhere). Returns whether it could.
 
-    A big fit frees tens of MB in blocks its threads' allocator arenas then keep for
+    A big fit frees much of its memory in blocks its threads' allocator arenas keep for
     reuse by the same threads; the next fit in the process, or the caller, would only get
     part of it back. (Dask's workers trim the same way.)
 

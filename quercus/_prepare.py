@@ -127,7 +127,7 @@ class Schema:
 
     def category_index(self, j):
         """Feature ``j``'s categories as a pd.Index, built once: its hash table is then
-        built once too, not at every prediction (a third of a small prediction's time)."""
+        built once too, not at every prediction (where it was much of a small one's time)."""
         cache = self.__dict__.setdefault("_index_cache", {})
         if j not in cache:
             cache[j] = pd.Index(self.categories[j])
@@ -169,7 +169,7 @@ def _plain_list(values):
 def _columns(X):
     """Split X into (names, list of 1-d columns, names_are_strings)."""
     if isinstance(X, pd.DataFrame):
-        cols = [col for _, col in X.items()]  # (a third of the time of X.iloc[:, j])
+        cols = [col for _, col in X.items()]  # (faster than X.iloc[:, j])
         names = [str(c) for c in X.columns]
         return names, cols
     arr = X
@@ -433,8 +433,7 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
         return schema, bin_features(source, mask, schema.categories, max_bins, lazy=True)
     n, p = (len(cols[0]) if cols else 0), len(cols)
     # A float32 matrix is read for the thresholds as it is, like a float64 one: its long
-    # continuous columns keep no value table (8 bytes a row each; exact 300k x 50: 214 MB
-    # at the peak with the tables).
+    # continuous columns keep no value table (8 bytes a row each).
     source = (readable_source(X) if lazy and isinstance(X, np.ndarray)
               and X.dtype == np.float32 and not mask.any() else None)
     codes = np.empty((n, p), dtype=np.uint8, order="F")  # widened as columns need
@@ -444,8 +443,8 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
     written = []  # the columns coded so far
     # The numeric columns are gathered as float64 and binned a few at a time (binning works
     # column by column): a float64 copy of all of them, and their codes beside the
-    # matrix's, held 12 bytes a cell more at the peak (an exact fit of a float32 matrix of
-    # 300k x 50 peaked at 305-314 MB, 214 now; scikit-learn's tree reads float32 as it is).
+    # matrix's, held 12 bytes a cell more at the peak (scikit-learn's tree reads float32 as
+    # it is).
     step = max(1, _BIN_CHUNK_CELLS // max(n, 1))
     n_numeric = int(np.count_nonzero(~mask))
     X_num = np.empty((n, min(step, n_numeric)), order="F")
@@ -508,7 +507,7 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
 _BIN_CHUNK_CELLS = 1 << 20
 
 # Cells per block of the no-copy checks: their boolean temporaries stay at 256 kB (a
-# 65,536-row block of 50 columns was 3.2 MB, a fifth of a 75k x 50 fit's whole peak).
+# block of whole 65,536-row columns was a sizeable part of a mid-size fit's peak).
 _BLOCK_CELLS = 1 << 18
 
 
@@ -616,7 +615,7 @@ def encode(X, schema, any_order=False, inf_checked_later=False):
         arr = _float32_view(X)
     if arr is not None and (inf_checked_later or _no_inf(arr)):
         # Numbers only, finite or NaN: read as they are (a DataFrame's float64 block
-        # without splitting it into columns, a sixth of a 25k x 50 prediction).
+        # without splitting it into columns, which took a sizeable part of a prediction).
         return arr if any_order and arr.flags.f_contiguous else np.ascontiguousarray(arr)
     _, cols = _columns(X)
     n = len(cols[0])
@@ -681,7 +680,7 @@ def encode_target(y, n_samples):
                              f"must be all strings or all numbers.")
     # scikit-learn's check (and its warnings) on float and object labels; strings (the kinds
     # check above: all strings), booleans and integers always are classes, and the check
-    # costs 0.5 ms a fit.
+    # is a noticeable part of a small fit.
     strings = y.dtype == object and y.shape[0] > 0 and isinstance(y[0], str)
     if not (strings or y.dtype.kind in "biuU"):
         check_classification_targets(y)
@@ -725,8 +724,8 @@ def check_weights(sample_weight, n):
                          f"give exactly one weight per sample.")
     if not (isinstance(sample_weight, np.ndarray) and sample_weight.dtype == np.float64
             and np.isfinite(sample_weight).all()):
-        # check_array names sample_weight in its NaN / infinity messages (and is a tenth
-        # of a millisecond: skipped for finite float64 weights, a fold's for one).
+        # check_array names sample_weight in its NaN / infinity messages (and is not free:
+        # skipped for finite float64 weights, a fold's for one).
         try:
             sample_weight = check_array(sample_weight, ensure_2d=False, dtype=np.float64,
                                         order="C", ensure_min_samples=0,

@@ -481,8 +481,8 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
     except ValueError as exc:  # a splitter of the user's that does not fit the data
         raise ValueError(f"cv={cv!r} cannot split the {len(y_arr)} rows for "
                          f"cross-validated pruning: {exc}") from None
-    # On the process's pool and the calling thread: starting threads for each fit took
-    # 2-3 ms, a tenth of a 10-fold fit on a few hundred rows.
+    # On the process's pool and the calling thread: starting threads for each fit was a
+    # noticeable part of a cross-validated fit on a few hundred rows.
     parallel = threads > 1 and len(splits) > 1 and X_enc.size >= FOLD_THREADS_MIN_CELLS
     for errors in in_order(lambda i: fold_errors(splits[i]), len(splits),
                            min(threads, len(splits)) if parallel else 1):

@@ -3,9 +3,9 @@
 The split and surrogate searches work one feature at a time and release the GIL, so the
 features of a big node are shared out to threads here rather than in a ``parallel=True``
 kernel: numba compiles a parallel kernel's loop body a second time (as a gufunc), which
-made a first fit on a few thousand rows ~10 s slower to compile. Each feature's result
-comes from the same serial code whichever thread runs it, so the merged result does not
-depend on the number of threads.
+made a first fit's compile much longer. Each feature's result comes from the same serial
+code whichever thread runs it, so the merged result does not depend on the number of
+threads.
 """
 
 import os

@@ -34,7 +34,8 @@ _FIELDS = {
     "missing_mode": np.int8, "missing_child": np.int32, "sur_start": np.int32,
     "sur_count": np.int32, "rho": np.float64,
     # Ordered categorical splits: child (0 or 1) of each category code at
-    # cat_map[cat_map_start:], one byte each (flights: 835k entries, 6.7 MB as int64).
+    # cat_map[cat_map_start:], one byte each (a feature of many categories adds an entry
+    # for each at every ordered split on it).
     "cat_map_start": np.int32,
 }
 MAX_TREE_NODES = np.iinfo(np.int32).max
@@ -178,9 +179,9 @@ class TreeArrays:
 
 class FlatArray:
     """A growable one-dimensional array of one dtype: a tree builder's flat arrays (the
-    surrogates' and category maps' entries). Python lists of them held 3x the memory: a
-    float entry is a 24-byte object plus its 8-byte pointer (flights with surrogates: 85 MB
-    of lists for 27 MB of arrays, then both at once when the tree was frozen).
+    surrogates' and category maps' entries). Python lists of them held several times the
+    memory, then both at once when the tree was frozen: a float entry is a 24-byte object
+    plus its 8-byte pointer.
 
     Examples
     --------
@@ -308,8 +309,7 @@ class TreeBuilder:
         memory only once a node is written to it, and the arrays are not copied again as
         the tree grows. (Growing by a quarter zero-fills the new quarter and may copy; and
         moving a big tree's arrays later would leave their old blocks in the allocator's
-        heap: 99-107 MB at the peak of the flights fit, against 89-94 without maps and
-        67-77 with them from here.)
+        heap, raising the fit's peak above that of no maps at all.)
 
         Examples
         --------

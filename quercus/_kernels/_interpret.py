@@ -1,12 +1,12 @@
 """Running the kernels' own Python source instead of compiling it.
 
-A kernel's first call compiles it, and the kernels a first fit needs take numba about a
-minute on a small machine: far more than running their Python source on a textbook data
-set. :class:`quercus._kernels._jit.Kernel` asks :func:`should_interpret` at every call; in
-the default ``"auto"`` mode a kernel runs as Python when it is not compiled in this
-process, not in the disk cache, and its array arguments are small (:data:`SMALL_CELLS`),
-until the process has spent :data:`BUDGET` seconds in interpreted kernels: from then on it
-compiles them.
+A kernel's first call compiles it, and compiling the kernels a first fit needs takes numba
+far longer than running their Python source on a textbook data set.
+:class:`quercus._kernels._jit.Kernel` asks :func:`should_interpret` at every call; in the
+default ``"auto"`` mode a kernel runs as Python when it is not compiled in this process,
+not in the disk cache, and its array arguments are small (:data:`SMALL_CELLS`), until the
+process has spent :data:`BUDGET` seconds in interpreted kernels: from then on it compiles
+them.
 
 The Python runs the same source under numba's semantics where they differ from NumPy's
 scalars:

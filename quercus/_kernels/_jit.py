@@ -138,8 +138,8 @@ def read_only(X):
     it (routing, and coding the bins). numba compiles a kernel once per array type, a
     writable and a read-only array apart, and ``DataFrame.to_numpy()`` is read-only under
     pandas 3's copy-on-write: a DataFrame's first prediction after ``quercus warmup``
-    (which predicts writable arrays) compiled the routing kernels again (10 s), and a
-    process given both kinds compiled both. A read-only view can always be made.
+    (which predicts writable arrays) compiled the routing kernels again, and a process
+    given both kinds compiled both. A read-only view can always be made.
 
     Examples
     --------

@@ -132,7 +132,7 @@ def sorted_positions(codes_f, idx):
     """Positions ``0..m-1`` of the samples ``idx`` ordered by code, ties in position order.
 
     A stable sort written out (insertion sort for a few samples, else a byte-wise LSD radix
-    sort of the codes): numba's own sorts compile for about a second on a cold cache, and
+    sort of the codes): numba's own sorts would add their compile to a cold cache's, and
     the radix passes are linear in ``m``."""
     m = idx.shape[0]
     key = np.empty(m, dtype=np.int64)

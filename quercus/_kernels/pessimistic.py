@@ -280,7 +280,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
     # the children's training weight, the next child, the summed estimate of the pruned
     # children, the largest one.
     # Scalars in arrays indexed by depth, arrays in lists (numba's typed lists, and
-    # lists of scalars, cost seconds of compile).
+    # lists of scalars, are slow to compile).
     f_node = np.empty(n_nodes + 1, dtype=np.int64)
     f_next = np.empty(n_nodes + 1, dtype=np.int64)
     f_largest = np.empty(n_nodes + 1, dtype=np.int64)

@@ -13,7 +13,8 @@ from .splits import CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY,
 # Rows per parallel task of the routing kernels: large enough to amortise a task's scratch
 # stack, small enough to balance the threads.
 CHUNK = 4096
-# Rows routed together by the apply kernel (see _apply_rows): 4 and 16 were slower here.
+# Rows routed together by the apply kernel (see _apply_rows): chosen by timing fewer and
+# more (docs/internals.md).
 LANES = 8
 
 STOP = -1    # the sample stops at this node (a category unseen at fit time)
@@ -28,9 +29,9 @@ CAT_CODE = -3.0  # a categorical split on feature f: CAT_CODE - f
 @kernel(inline="always")
 def _numeric_step(x, node, kind, feature, threshold, first_child):
     """The common case, kept small so that it inlines: a known value at a numeric split.
-    (Calling the general router with all the tree's arrays costs ~5x per step; a step that
-    also handled categorical splits, or called out for them, made numeric trees route 2x
-    slower: the callers try :func:`_categorical_step` after this one.)"""
+    (Calling the general router with all the tree's arrays costs several times as much per
+    step; a step that also handled categorical splits, or called out for them, made
+    numeric trees route slower: the callers try :func:`_categorical_step` after this one.)"""
     if kind[node] != NUMERIC:
         return SLOW
     v = x[feature[node]]
@@ -136,7 +137,7 @@ def apply_tree(X, t, rt, check_inf=False):
     With ``check_inf``, returns (nodes, has_inf): each parallel task also looks for an
     infinite value in its block of rows as it reads it (the nodes are meaningless when
     one is found). A separate pass over X, as the caller's check would make, read all of
-    it once more from memory: a fifth of a 250k x 50 prediction.
+    it once more from memory: a sizeable part of a big prediction.
 
     ``rt``: the tree's :func:`route_table` (made once per fitted tree by the caller)."""
     out = np.empty(X.shape[0], dtype=np.int64)
@@ -222,7 +223,7 @@ def _apply_rows(X, t, rt, start, stop, out):
     # of node: its branches are a row's end (about one step in the tree's depth) and,
     # rarely taken on numeric data, a categorical split or a missing value. The general
     # router is called only for a missing value or a category without a branch (passing
-    # it the tree's arrays costs ~5x a step).
+    # it the tree's arrays costs several times a step).
     node = np.zeros(LANES, dtype=np.int64)
     row = np.empty(LANES, dtype=np.int64)
     live = np.zeros(LANES, dtype=np.bool_)

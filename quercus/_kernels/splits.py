@@ -239,7 +239,7 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
     best_t = nb - 1 for LEARNED's "every known value left, missing right" candidate.
     ``best_left`` is the known rows' stats left of the best boundary, copied from the scan
     when it finds a better one (the same sums in the same order, so the same bits, as
-    summing the prefix again afterwards, which took 4-5% of an exact fit).
+    summing the prefix again afterwards, without that second pass).
     """
     nb, n_stats = counts.shape
     left = np.zeros(n_stats)
@@ -622,7 +622,7 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
     rho, min_w_bin = _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion,
                                                    min_leaf_w, min_objects)
     # ``is_cat is None`` (no categorical feature) is decided at compile time: numba prunes the
-    # categorical branch, and a numeric fit never compiles the categorical scorers (~7 s).
+    # categorical branch, and a numeric fit never compiles the categorical scorers.
     if is_cat is None or not is_cat[f]:
         lo = bin_lo[bin_offsets[f]:bin_offsets[f + 1]]
         hi = bin_hi[bin_offsets[f]:bin_offsets[f + 1]]
@@ -661,7 +661,7 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
     """:func:`score_histogram` of a numeric feature with ``nbf`` bins (its missing bin
     ``nbf``), every midpoint scanned, without its whole histogram: the scratch is a slice
     of the largest power of two of codes up to ``width`` (and 4 bytes a sample) instead of
-    ``nbf`` bins (at the root of an exact fit on a million distinct values, 24 MB a
+    ``nbf`` bins (a bin per distinct value at the root of an exact fit, on every
     thread).
 
     One pass over the samples sums the totals and groups the samples by slice
@@ -747,8 +747,8 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
     ``stream_bins=None`` that path is not compiled (a small fit never needs it).
 
     Returns the outputs packed as (found, kind, res, ints): :func:`unpack_search` turns
-    them into :func:`search_node`'s nine arrays (in Python: copying them out compiled
-    took 0.7 s of a cold first fit)."""
+    them into :func:`search_node`'s nine arrays (in Python: copying them out in compiled
+    code lengthened a cold first fit's compile)."""
     found, kind, res, ints = _outputs(features.shape[0])
     m = idx.shape[0]
     for i in range(features.shape[0]):

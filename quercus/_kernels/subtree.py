@@ -115,8 +115,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     m0 = idx0.shape[0]
     slot_of = np.full(p, -1, dtype=np.int64)
     n_ps = 0
-    # A presorted order holds positions 0 .. m0 - 1 in 2 bytes each (half of int32: 3.3 MB
-    # less on each thread of a 32,768-row subtree of 50 attributes). The grower hands the
+    # A presorted order holds positions 0 .. m0 - 1 in 2 bytes each (half of int32's, on
+    # every thread growing a subtree at once). The grower hands the
     # kernel at most SUBTREE_MAX_ROWS rows; a bigger node (a caller's own) sorts at every
     # node instead, as without presorting.
     if can_presort and m0 <= PRESORT_MAX_ROWS:
@@ -140,7 +140,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     # Every node's presorted orders are its columns of srt0 (start .. start + m): a split
     # reorders them in place into its children's, which take the same columns in child
     # order (as the scatter lays out their samples). Tables copied per child would hold
-    # the whole table twice at the first split (13 MB a subtree at 32k rows x 50).
+    # the whole table twice at the first split.
     buf = np.empty(m0 if n_ps > 0 else 0, dtype=np.uint16)
     stack = [(0, idx0, w0, stats0, used0, np.int64(0), hist0, hist_n0)]
     while len(stack) > 0:

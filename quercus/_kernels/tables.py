@@ -12,8 +12,8 @@ def grown(table, n_rows, keep):
     written stay out of memory).
 
     Element loops, not ``out[:keep] = table[:keep]``: an array-to-array slice assignment
-    compiles numba's shape-mismatch error message, string formatting included (~2 s of a
-    cold first fit).
+    compiles numba's shape-mismatch error message, string formatting included (a long
+    part of a cold first fit's compile).
 
     Examples
     --------
