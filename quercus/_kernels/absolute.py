@@ -11,6 +11,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import inner, kernel
+from .tables import ordered_sum
 from .splits import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, CAT_SUBSET,
                      LEARNED, MULTIWAY, NUMERIC, at_least, boundary_threshold, draw_boundary,
                      lower)
@@ -241,11 +242,11 @@ def ae_search_feature(codes_f, n_real_bins, is_cat, lo, hi, idx, wi, y, cat_mode
                     rest_y = np.concatenate((rest_y, miss_y))
                     rest_w = np.concatenate((rest_w, miss_w))
                 if (left_y.shape[0] < min_leaf_n or rest_y.shape[0] < min_leaf_n
-                        or left_w.sum() < min_leaf_w or rest_w.sum() < min_leaf_w
+                        or ordered_sum(left_w) < min_leaf_w or ordered_sum(rest_w) < min_leaf_w
                         or nl == 0 or nr == 0):
                     continue
                 child = (abs_dev(left_y, left_w) + abs_dev(rest_y, rest_w)) / (
-                    left_w.sum() + rest_w.sum())
+                    ordered_sum(left_w) + ordered_sum(rest_w))
                 if lower(child, best_child):
                     best_child, best_t, best_d = child, g, d
         if best_t < 0:
@@ -332,7 +333,7 @@ def ae_category_order(codes_f, n_real_bins, idx, wi, y):
                 yv[k - i] = y[idx[order[k]]]
                 wv[k - i] = wi[order[k]]
             so = np.argsort(yv, kind="mergesort")
-            tot = wv.sum()
+            tot = ordered_sum(wv)
             acc = 0.0
             med = yv[so[-1]]
             for k in range(j - i):

@@ -5,7 +5,7 @@ import numpy as np
 from ._jit import inner, kernel
 from .predict import SPREAD, accumulate_into, child_branches, children_weight
 from .splits import LEAF
-from .tables import grown
+from .tables import grown, ordered_sum
 
 # Flags passed as np.bool_ values: a literal True / False would compile the callee again
 # for each literal.
@@ -226,12 +226,12 @@ def _raise_branch(X, rows, y, w, t, weighted_n, value, n_node_samples, rho, node
     stack = [(largest, node)]
     while len(stack) > 0:
         v, parent = stack.pop()
-        total = scratch[v].sum()
+        total_w = ordered_sum(scratch[v])
         # Element loops: a row assignment compiles numba's shape-mismatch message (tables.py).
-        src, at = (scratch, v) if total > 0 else (value, parent)
+        src, at = (scratch, v) if total_w > 0 else (value, parent)
         for k in range(value.shape[1]):
             value[v, k] = src[at, k]
-        weighted_n[v] = total
+        weighted_n[v] = total_w
         n_node_samples[v] = np.int64(counts[v, 0])
         scratch[v, :] = 0.0
         if kind[v] != LEAF:
@@ -306,7 +306,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
                     own[node, k] = dist[k]
                 top = _pop(f_rows, f_w, f_branch, f_order, f_starts, top)
                 _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, top,
-                         leaf_estimated_errors(dist, cf, z), dist.sum())
+                         leaf_estimated_errors(dist, cf, z), ordered_sum(dist))
                 continue
             f_branch[top] = child_branches(X, rows, t, node)
             f_order[top], f_starts[top] = _bucket_rows(f_branch[top], n_children[node])
@@ -367,7 +367,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
             continue
         top = _pop(f_rows, f_w, f_branch, f_order, f_starts, top)
         _deliver(f_node, f_next, f_err, f_largest, f_largest_w, first_child, top, ret_err,
-                 dist.sum())
+                 ordered_sum(dist))
     return (rec_i[:n_rec, 0].copy(), rec_f[:n_rec, 0].copy(), rec_f[:n_rec, 1].copy(),
             rec_i[:n_rec, 1].copy(), rec_i[:n_rec, 2].copy(), rec_i[:n_rec, 3].copy())
 

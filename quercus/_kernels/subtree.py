@@ -22,7 +22,7 @@ from .selection import choose_split
 from .splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, NUMERIC,
                      TIE_EPS, _outputs, _split_missing, _store, _unpack, at_least,
                      category_order, midpoint_of_rows, resolve_threshold, score_histogram)
-from .tables import grown
+from .tables import grown, ordered_sum
 
 # Columns of the integer node table.
 KIND, FEATURE, CATEGORY, FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, \
@@ -240,7 +240,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             majority = np.argmax(known_w)
         else:
             majority = 0 if known_w[0] > known_w[1] + 1e-12 * max(1.0, known_w[1]) else 1
-        known_total = known_w.sum()
+        known_total = ordered_sum(known_w)
         shares = known_w / known_total if known_total > 0 else known_w
         missing_child = majority
         if missing_mode == LEARNED and miss_dir[best] >= 0:

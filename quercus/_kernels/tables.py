@@ -27,3 +27,22 @@ def grown(table, n_rows, keep):
         for c in range(table.shape[1]):
             out[r, c] = table[r, c]
     return out
+
+
+@inner
+def ordered_sum(a):
+    """The sum of a 1-d float array in index order, as a compiled ``a.sum()`` adds it.
+    NumPy's own ``sum`` adds by pairs, which can differ in the last bit: the kernels' Python
+    twins (:mod:`quercus._kernels._interpret`) must add as compiled code does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ordered_sum(np.array([0.1] * 10)) == sum([0.1] * 10)
+    True
+    """
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i]
+    return s
+
