@@ -1,5 +1,9 @@
 """Read-only views of a fitted tree's nodes, shared by every exporter.
 
+This module is the one place that reads a fitted estimator's ``tree_`` (and its
+``schema_``): exporters, the command line and user code see the tree through
+:class:`NodeView` and the functions below.
+
 Examples
 --------
 >>> from quercus import ID3Classifier
@@ -20,12 +24,117 @@ from ._kernels.splits import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
 from ._tree import KIND_NAMES, MISSING_NAMES
 
 
+@dataclass(frozen=True)
+class Surrogate:
+    """One surrogate split of a node (rpart's rule for a missing value): a test on another
+    feature that stands in for the node's own when the row lacks the node's feature.
+
+    The test is ``value <= threshold`` (``kind == "numeric"``) or ``value == category``
+    (``kind == "category"``). A row passing it takes branch ``branch`` of the node, any
+    other known value branch ``1 - branch`` (a category unseen at fit time fails the
+    test). A row missing this feature too tries the next surrogate.
+
+    ``flip`` is ``branch == 1``: the surrogate sends the rows that pass its test right.
+    ``agreement`` is the share of the node's training weight with the node's feature
+    known that the surrogate sends the same way as the primary split (a sample missing
+    the surrogate's feature counts as a disagreement).
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier
+    >>> from quercus.datasets import load_watermelon
+    >>> from quercus.inspect import node_view
+    >>> clf = CARTClassifier(surrogates="always").fit(*load_watermelon("2.0alpha"))
+    >>> s = node_view(clf, 0).surrogates[0]
+    >>> s.feature, s.kind, s.category, s.branch, s.flip, round(s.agreement, 2)
+    ('脐部', 'category', '凹陷', 0, False, 0.73)
+    """
+
+    feature: object          # the surrogate's feature name
+    feature_index: int       # its column in X
+    kind: str                # "numeric" or "category"
+    threshold: float | None  # numeric: the test is value <= threshold; None otherwise
+    category: object         # category: the test is value == category; None otherwise
+    branch: int              # the branch (0 or 1) of a value that passes the test
+    agreement: float
+
+    @property
+    def flip(self):
+        """Whether a value passing the test goes to the second branch (right)."""
+        return self.branch == 1
+
+
 @dataclass
 class NodeView:
     """One node in human terms.
 
     ``conditions`` holds, for each child in order, the test a sample passes to reach it
-    (for example ``"= 清晰"``, ``"<= 0.382"``, ``"!= 清晰"``).
+    (for example ``"= 清晰"``, ``"<= 0.382"``, ``"!= clear"``); ``missing`` says in words
+    how a sample missing ``feature`` is routed.
+
+    The same routing, as values (every one ``None``, empty or 1.0 on a leaf):
+
+    - ``feature_index``: the column of ``feature`` in X.
+    - ``missing_mode``: ``"fractional"`` (C4.5: a sample missing ``feature`` goes down
+      every branch of non-zero weight, with the share ``child_weights[i] /
+      sum(child_weights)`` of its weight), ``"surrogate"`` (rpart: the ``surrogates`` are
+      tried in order, the first whose feature the sample has decides; with none known,
+      ``missing_child``) or ``"learned"`` (``missing_child``, the branch chosen at fit
+      time).
+    - ``missing_child``: the branch index (into ``children``) a missing value takes when
+      no surrogate decides; ``None`` if the sample stops at this node (it then predicts
+      this node's ``distribution``), and always ``None`` for ``"fractional"``.
+    - ``rho``: the share of the node's training weight that had ``feature`` known.
+    - ``surrogates``: a tuple of the :class:`Surrogate` splits tried, in order
+      (``"surrogate"`` mode only; empty otherwise).
+    - ``child_weights``: a tuple of each child's training weight, in branch order (what
+      C4.5 shares a missing value by). They add up to ``weighted_n_samples``: every
+      training sample reaching the node went down the branches (one missing ``feature``
+      under C4.5's rule in shares of its weight).
+    - ``category_branch``: for a categorical split, category -> branch index: every
+      category the split names, in the model's category order (``{v: 0}`` for an
+      ``a == v`` split; every category seen at fit time for a subset or multiway split).
+      A known category not in it takes ``other_child``.
+    - ``branch_categories``: the same per branch, ``branch_categories[i]`` the categories
+      that take branch ``i``, or ``None`` for "every category not listed", as on the
+      ``!=`` side of an ``a == v`` split: ``[[v], None]``.
+    - ``other_child``: the branch a category not in ``category_branch`` takes (a category
+      unseen at fit time included): 1 at an ``a == v`` split, ``None`` at a multiway or
+      subset split, where such a sample stops at this node (and predicts its
+      ``distribution``). ``None`` on a numeric split.
+
+    ``category_branch``, ``branch_categories`` and ``other_child`` are ``None`` on a
+    numeric split.
+
+    Examples
+    --------
+    C4.5 shares a missing value by the branches' weights:
+
+    >>> from quercus import C45Classifier, CARTClassifier, ID3Classifier
+    >>> from quercus.datasets import load_watermelon
+    >>> from quercus.inspect import node_view
+    >>> X, y = load_watermelon("2.0alpha")
+    >>> v = node_view(C45Classifier().fit(X, y), 0)
+    >>> v.feature, v.feature_index, v.missing_mode, v.missing_child, round(v.rho, 3)
+    ('纹理', 3, 'fractional', None, 0.882)
+    >>> v.branch_categories, v.other_child
+    ([['清晰'], ['稍糊'], ['模糊']], None)
+    >>> [round(w, 3) for w in v.child_weights]
+    [7.933, 5.667, 3.4]
+
+    CART with surrogates, an ``a == v`` split:
+
+    >>> v = node_view(CARTClassifier(surrogates="always").fit(X, y), 0)
+    >>> v.conditions, v.category_branch, v.branch_categories, v.other_child
+    (['= 清晰', '!= 清晰'], {'清晰': 0}, [['清晰'], None], 1)
+    >>> v.missing_mode, [s.feature for s in v.surrogates], v.missing_child
+    ('surrogate', ['脐部', '色泽', '根蒂'], 1)
+
+    A leaf:
+
+    >>> leaf = node_view(ID3Classifier().fit(*load_watermelon("2.0")), 3)
+    >>> leaf.children, leaf.missing_mode, leaf.surrogates, leaf.child_weights
+    ([], None, (), ())
     """
 
     node: int
@@ -41,7 +150,16 @@ class NodeView:
     impurity: float
     distribution: dict | None  # class label -> weight (classifiers)
     predicted: object          # the class, or the value (regressors), the node predicts
-    missing: str | None = None  # how a missing value of ``feature`` is routed
+    missing: str | None = None  # how a missing value of ``feature`` is routed, in words
+    feature_index: int | None = None
+    missing_mode: str | None = None     # "fractional", "surrogate" or "learned"
+    missing_child: int | None = None    # branch of a missing value; None: every / stop
+    rho: float = 1.0                    # known-weight share of ``feature`` at the node
+    surrogates: tuple = ()              # of Surrogate, in the order they are tried
+    child_weights: tuple = ()           # training weight of each child, in branch order
+    category_branch: dict | None = None     # category -> branch (categorical splits)
+    branch_categories: list | None = None   # per branch: its categories, None: the rest
+    other_child: int | None = None          # branch of an unlisted category; None: stop
 
 
 def _fmt_number(x, decimals):
@@ -50,6 +168,128 @@ def _fmt_number(x, decimals):
 
 def _plain(v):
     return v.item() if isinstance(v, np.generic) else v
+
+
+class _Reader:
+    """Builds node views of one fitted estimator; what every node shares (the class
+    labels as plain values, the node classes predict gives, a feature's categories) is
+    read once, here, not at each node."""
+
+    def __init__(self, est, decimals):
+        self.t = est.tree_
+        self.schema = est.schema_
+        self.decimals = decimals
+        self.regressor = bool(getattr(est, "_is_regressor", False))
+        if not self.regressor:
+            self.classes = [_plain(c) for c in est.classes_]
+            # Every node's class, worked out once per tree with the tie order predict uses.
+            self.node_class = est._routing()[2]
+        self._categories = {}
+
+    def categories(self, f):
+        """Feature ``f``'s categories as plain values (made once per reader)."""
+        cats = self._categories.get(f)
+        if cats is None:
+            cats = self._categories[f] = [_plain(c) for c in self.schema.categories[f]]
+        return cats
+
+    def view(self, node):
+        t = self.t
+        k = t.kind.item(node)
+        first, n_kids = t.first_child.item(node), t.n_children.item(node)
+        children = list(range(first, first + n_kids))
+        value = t.value[node].tolist()
+        if self.regressor:
+            dist = None
+            predicted = value[0]
+        else:
+            dist = dict(zip(self.classes, value))
+            predicted = self.classes[self.node_class[node]]
+        v = NodeView(node=node, depth=t.depth.item(node), kind=KIND_NAMES[k], feature=None,
+                     threshold=None, category=None, children=children, conditions=[],
+                     n_samples=t.n_node_samples.item(node),
+                     weighted_n_samples=t.weighted_n_node_samples.item(node),
+                     impurity=t.impurity.item(node), distribution=dist, predicted=predicted)
+        if k != LEAF:
+            self._split(v, k, first, n_kids)
+        return v
+
+    def _split(self, v, k, first, n_kids):
+        """Fill in the split and missing-value routing of internal node ``v``."""
+        t, node = self.t, v.node
+        f = t.feature.item(node)
+        v.feature_index = f
+        v.feature = self.schema.feature_names[f]
+        if k == NUMERIC:
+            v.threshold = t.threshold.item(node)
+            s = _fmt_number(v.threshold, self.decimals)
+            # LEARNED's "every known value | the missing ones" split has threshold inf.
+            v.conditions = ([f"<= {s}", f"> {s}"] if np.isfinite(v.threshold)
+                            else ["is known", "is missing"])
+        elif k == CAT_BINARY:
+            v.category = _plain(self.schema.categories[f][t.category.item(node)])
+            v.conditions = [f"= {v.category}", f"!= {v.category}"]
+            v.category_branch = {v.category: 0}
+            v.branch_categories = [[v.category], None]
+            v.other_child = 1
+        elif k == MULTIWAY:
+            cats = self.categories(f)
+            v.conditions = [f"= {c}" for c in cats]
+            # A category without a branch (past the last child) stops here, as unseen ones.
+            v.category_branch = {c: i for i, c in enumerate(cats[:n_kids])}
+            v.branch_categories = [[c] for c in cats[:n_kids]]
+        elif k == CAT_SUBSET:
+            cats = self.categories(f)
+            start = t.cat_map_start.item(node)
+            side = t.cat_map[start:start + len(cats)].tolist()
+            v.category_branch = dict(zip(cats, side))
+            v.branch_categories = [[c for c, b in zip(cats, side) if b == i]
+                                   for i in range(n_kids)]
+            left = "{" + ", ".join(str(c) for c in v.branch_categories[0]) + "}"
+            v.conditions = [f"in {left}", f"not in {left}"]
+        v.child_weights = tuple(t.weighted_n_node_samples[first:first + n_kids].tolist())
+        v.rho = t.rho.item(node)
+        mode = v.missing_mode = MISSING_NAMES[t.missing_mode.item(node)]
+        if mode != "fractional":
+            mc = t.missing_child.item(node)
+            v.missing_child = mc if mc >= 0 else None
+        if mode == "surrogate":
+            v.surrogates = self._surrogates(node)
+        v.missing = _missing_text(v, self.decimals)
+
+    def _surrogates(self, node):
+        t = self.t
+        out = []
+        start = t.sur_start.item(node)
+        for s in range(start, start + t.sur_count.item(node)):
+            g = t.sur_feature.item(s)
+            numeric = t.sur_kind.item(s) == NUMERIC
+            out.append(Surrogate(
+                feature=self.schema.feature_names[g], feature_index=g,
+                kind="numeric" if numeric else "category",
+                threshold=t.sur_threshold.item(s) if numeric else None,
+                category=(None if numeric
+                          else _plain(self.schema.categories[g][t.sur_category.item(s)])),
+                branch=1 if t.sur_flip.item(s) else 0,
+                agreement=t.sur_agreement.item(s)))
+        return tuple(out)
+
+
+def _missing_text(v, decimals):
+    """How internal node ``v`` routes a sample missing its attribute, in words."""
+    if v.missing_mode == "fractional":
+        return f"fractional: every branch, weighted (rho = {v.rho:.3g})"
+    mc = -1 if v.missing_child is None else v.missing_child
+    if v.missing_mode == "learned":
+        return f"learned: {v.conditions[mc]}" if 0 <= mc < len(v.conditions) else "learned"
+    parts = []
+    for s in v.surrogates:
+        test = (f"{s.feature} <= {_fmt_number(s.threshold, decimals)}" if s.kind == "numeric"
+                else f"{s.feature} = {s.category}")
+        side = "right" if s.flip else "left"
+        parts.append(f"{test} goes {side} (agreement {s.agreement:.2f})")
+    fallback = f"else {v.conditions[mc]}" if 0 <= mc < len(v.conditions) else "else stop here"
+    return "surrogate: " + "; ".join(parts + [fallback])
 
 
 def node_view(est, node, decimals=3):
@@ -65,79 +305,15 @@ def node_view(est, node, decimals=3):
     ['= 清晰', '!= 清晰']
     """
     check_is_fitted(est, "tree_")
-    return _node_view(est, node, decimals)
+    return _Reader(est, decimals).view(node)
 
 
-def _node_view(est, node, decimals):
-    t = est.tree_
-    schema = est.schema_
-    k = int(t.kind[node])
-    children = t.children(node)
-    feature = threshold = category = None
-    conditions = []
-    if k != LEAF:
-        f = int(t.feature[node])
-        feature = schema.feature_names[f]
-        if k == NUMERIC:
-            threshold = float(t.threshold[node])
-            s = _fmt_number(threshold, decimals)
-            # LEARNED's "every known value | the missing ones" split has threshold inf.
-            conditions = ([f"<= {s}", f"> {s}"] if np.isfinite(threshold)
-                          else ["is known", "is missing"])
-        elif k == CAT_BINARY:
-            category = _plain(schema.categories[f][t.category[node]])
-            conditions = [f"= {category}", f"!= {category}"]
-        elif k == MULTIWAY:
-            conditions = [f"= {_plain(c)}" for c in schema.categories[f]]
-        elif k == CAT_SUBSET:
-            cats = schema.categories[f]
-            start = int(t.cat_map_start[node])
-            side = t.cat_map[start:start + len(cats)]
-            left = "{" + ", ".join(str(_plain(c)) for c, s in zip(cats, side) if s == 0) + "}"
-            conditions = [f"in {left}", f"not in {left}"]
-    value = t.value[node]
-    if getattr(est, "_is_regressor", False):
-        dist = None
-        predicted = float(value[0])
-    else:
-        classes = est.classes_
-        dist = {_plain(c): float(v) for c, v in zip(classes, value)}
-        # Every node's class, worked out once per tree with the tie order predict uses.
-        predicted = _plain(classes[est._routing()[2][node]])
-    return NodeView(node=node, depth=int(t.depth[node]), kind=KIND_NAMES[k], feature=feature,
-                    threshold=threshold, category=category, children=children,
-                    conditions=conditions, n_samples=int(t.n_node_samples[node]),
-                    weighted_n_samples=float(t.weighted_n_node_samples[node]),
-                    impurity=float(t.impurity[node]), distribution=dist, predicted=predicted,
-                    missing=_missing_text(est, node, conditions, decimals) if k else None)
-
-
-def _missing_text(est, node, conditions, decimals):
-    """How the node routes a sample missing its attribute, in words."""
-    t = est.tree_
-    mode = MISSING_NAMES[int(t.missing_mode[node])]
-    if mode == "fractional":
-        return f"fractional: every branch, weighted (rho = {t.rho[node]:.3g})"
-    parts = []
-    if mode == "surrogate":
-        names = est.schema_.feature_names
-        for s in range(t.sur_start[node], t.sur_start[node] + t.sur_count[node]):
-            g = int(t.sur_feature[s])
-            if t.sur_kind[s] == NUMERIC:
-                test = f"{names[g]} <= {_fmt_number(float(t.sur_threshold[s]), decimals)}"
-            else:
-                test = f"{names[g]} = {_plain(est.schema_.categories[g][t.sur_category[s]])}"
-            side = "right" if t.sur_flip[s] else "left"
-            parts.append(f"{test} goes {side} (agreement {t.sur_agreement[s]:.2f})")
-    mc = int(t.missing_child[node])
-    fallback = f"else {conditions[mc]}" if 0 <= mc < len(conditions) else "else stop here"
-    if mode == "learned":
-        return f"learned: {conditions[mc]}" if 0 <= mc < len(conditions) else "learned"
-    return "surrogate: " + "; ".join(parts + [fallback])
-
-
-def iter_nodes(est, decimals=3):
+def iter_nodes(est, decimals=3, *, node=0, max_depth=None):
     """Every node's :class:`NodeView` in depth-first order, children in branch order.
+
+    With ``node``, the subtree under that node only; with ``max_depth``, down to that many
+    levels below ``node`` (the nodes at the last level keep their ``children`` ids, but the
+    children are not visited).
 
     Examples
     --------
@@ -147,20 +323,108 @@ def iter_nodes(est, decimals=3):
     >>> clf = ID3Classifier().fit(*load_watermelon("2.0"))
     >>> [v.feature for v in iter_nodes(clf) if v.children]
     ['纹理', '根蒂', '色泽', '触感', '触感']
+    >>> [v.node for v in iter_nodes(clf, node=1, max_depth=1)]
+    [1, 4, 5, 6]
     """
     # Checked here, at the call, not when the first node is asked for: every exporter
     # then raises scikit-learn's NotFittedError for an unfitted estimator.
     check_is_fitted(est, "tree_")
-    return _walk(est, decimals)
+    return _walk(est, decimals, int(node), max_depth)
 
 
-def _walk(est, decimals):
-    stack = [0]
+def _walk(est, decimals, node, max_depth):
+    reader = _Reader(est, decimals)
+    stack = [node]
+    base = None
     while stack:
-        v = _node_view(est, stack.pop(), decimals)
+        v = reader.view(stack.pop())
         yield v
-        stack.extend(reversed(v.children))
+        if base is None:
+            base = v.depth
+        if max_depth is None or v.depth - base < max_depth:
+            stack.extend(reversed(v.children))
+
+
+def iter_shape(est, node=0, max_depth=None):
+    """``(node, depth, children)`` of every node under ``node``, depth first, as
+    :func:`iter_nodes` visits them (``max_depth`` alike), without building views: the
+    shape of a tree, quick to count on.
+
+    Examples
+    --------
+    >>> from quercus import ID3Classifier
+    >>> from quercus.datasets import load_watermelon
+    >>> from quercus.inspect import iter_shape
+    >>> clf = ID3Classifier().fit(*load_watermelon("2.0"))
+    >>> next(iter_shape(clf))
+    (0, 0, [1, 2, 3])
+    >>> sum(1 for _, _, children in iter_shape(clf) if not children) == clf.get_n_leaves()
+    True
+    """
+    check_is_fitted(est, "tree_")
+    return _walk_shape(est.tree_, int(node), max_depth)
+
+
+def _walk_shape(t, node, max_depth):
+    first, n_kids, depth = t.first_child, t.n_children, t.depth
+    base = depth.item(node)
+    stack = [node]
+    while stack:
+        v = stack.pop()
+        s = first.item(v)
+        kids = list(range(s, s + n_kids.item(v)))
+        d = depth.item(v)
+        yield v, d, kids
+        if max_depth is None or d - base < max_depth:
+            stack.extend(reversed(kids))
+
+
+def n_nodes(est):
+    """The number of nodes of a fitted estimator's tree (ids ``0 .. n_nodes - 1``).
+
+    Examples
+    --------
+    >>> from quercus import ID3Classifier
+    >>> from quercus.datasets import load_watermelon
+    >>> from quercus.inspect import n_nodes
+    >>> n_nodes(ID3Classifier().fit(*load_watermelon("2.0")))
+    14
+    """
+    check_is_fitted(est, "tree_")
+    return est.tree_.node_count
+
+
+def feature_names(est):
+    """The names of the features the estimator was fitted on, in column order (``x0``,
+    ``x1``, ... for an array without names).
+
+    Examples
+    --------
+    >>> from quercus import ID3Classifier
+    >>> from quercus.datasets import load_watermelon
+    >>> from quercus.inspect import feature_names
+    >>> feature_names(ID3Classifier().fit(*load_watermelon("2.0")))[:2]
+    ['色泽', '根蒂']
+    """
+    check_is_fitted(est, "tree_")
+    return list(est.schema_.feature_names)
+
+
+def categorical_mask(est):
+    """Whether each feature, in column order, is categorical (bools).
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier
+    >>> from quercus.datasets import load_watermelon
+    >>> from quercus.inspect import categorical_mask
+    >>> categorical_mask(CARTClassifier().fit(*load_watermelon("3.0")))[-3:]
+    [True, False, False]
+    """
+    check_is_fitted(est, "tree_")
+    return [bool(b) for b in est.schema_.is_categorical]
 
 
 # Re-exported so exporters need not reach into private modules.
-__all__ = ["NodeView", "node_view", "iter_nodes", "LEAF", "MULTIWAY", "NUMERIC", "CAT_BINARY"]
+__all__ = ["NodeView", "Surrogate", "node_view", "iter_nodes", "iter_shape", "n_nodes",
+           "feature_names", "categorical_mask", "LEAF", "MULTIWAY", "NUMERIC", "CAT_BINARY"]

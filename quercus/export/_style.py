@@ -21,6 +21,8 @@ Examples
 import functools
 import numbers
 
+from ..inspect import iter_nodes, iter_shape, n_nodes, node_view
+
 # Okabe & Ito (2008), "Color Universal Design": distinguishable with every common colour
 # vision deficiency. Black is left out: it is the text colour.
 PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"]
@@ -230,7 +232,7 @@ def node_lines(view, est, extra="auto", digits=2, *, total=None, classes=None):
     extra = check_extra(extra, est, "node_lines")
     base, pct = extra % 100, extra >= 100
     if total is None:
-        total = float(est.tree_.weighted_n_node_samples[0])
+        total = node_view(est, 0).weighted_n_samples
     w = view.weighted_n_samples
     share = w / total if total > 0 else 0.0
     lines = []
@@ -464,37 +466,19 @@ def subtree_views(est, node=0, max_depth=None, caller="export"):
     >>> [v.node for v in subtree_views(clf, max_depth=1)]
     [0, 1, 2, 3]
     """
-    from ..inspect import iter_nodes, node_view
     check_fitted(est, caller)
-    n = len(est.tree_.kind)
+    n = n_nodes(est)
     check_param(caller, "node", node, is_int(node) and 0 <= node < n,
                 f"a node id in [0, {n - 1}]")
     check_param(caller, "max_depth", max_depth,
                 max_depth is None or (is_int(max_depth) and max_depth >= 0),
                 "an int >= 0 or None")
-    if node == 0 and max_depth is None:
-        return list(iter_nodes(est))  # one fitted check for the whole walk
-    views, stack = [], [int(node)]
-    base = int(est.tree_.depth[node])
-    while stack:
-        v = node_view(est, stack.pop())
-        views.append(v)
-        if max_depth is None or v.depth - base < max_depth:
-            stack.extend(reversed(v.children))
-    return views
+    return list(iter_nodes(est, node=node, max_depth=max_depth))
 
 
 def count_leaves(est, node):
     """Leaves of the full subtree under ``node`` (walking the child arrays only)."""
-    t = est.tree_
-    stack, leaves = [int(node)], 0
-    while stack:
-        v = stack.pop()
-        kids = t.children(v)
-        if len(kids) == 0:
-            leaves += 1
-        stack.extend(int(c) for c in kids)
-    return leaves
+    return sum(1 for _, _, children in iter_shape(est, node) if not children)
 
 
 def missing_short(view):

@@ -12,10 +12,8 @@ import sys
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
-from .._kernels.splits import FRACTIONAL, LEARNED
-from ..inspect import NUMERIC, node_view
+from ..inspect import iter_nodes
 
 __all__ = ["export_code"]
 
@@ -38,7 +36,7 @@ class _Route:
     threshold: float | None   # numeric
     category: object          # categorical_binary: the v of a == v
     branch_of: dict | None    # multiway / subset: category -> child offset
-    mode: int                 # FRACTIONAL, SURROGATE or LEARNED
+    mode: str                 # "fractional", "surrogate" or "learned"
     missing_child: int        # child offset a missing value joins; -1: it stops here
     surrogates: list          # (feature, is_numeric, threshold or category, flip)
     shares: list              # fractional: (child offset, weight, total) of non-empty children
@@ -47,7 +45,7 @@ class _Route:
     def can_stop(self):
         """Whether a row can end at this node (an unseen category, or no missing branch)."""
         return (self.kind in ("multiway", "categorical_subset")
-                or (self.mode != FRACTIONAL and self.missing_child < 0))
+                or (self.mode != "fractional" and self.missing_child < 0))
 
 
 def _plain(v):
@@ -55,51 +53,33 @@ def _plain(v):
 
 
 def _read_tree(est):
-    """Every node's view, routing and output, read through :mod:`quercus.inspect` (the
-    views) plus the routing fields the views give only in words."""
-    check_is_fitted(est, "tree_")
-    t = est.tree_
-    schema = est.schema_
-    names = schema.feature_names
+    """Every node's view and routing, read through :mod:`quercus.inspect`, and the node
+    outputs ``predict`` uses."""
+    walk = iter_nodes(est)  # checks that est is fitted
     outputs = est._node_outputs()
     views, routes = {}, {}
-    stack = [0]
-    while stack:
-        v = node_view(est, stack.pop())
+    for v in walk:
         views[v.node] = v
-        stack.extend(reversed(v.children))
         if not v.children:
             continue
-        n = v.node
-        f = int(t.feature[n])
-        cats = schema.categories[f]
-        branch_of = None
-        if v.kind == "multiway":
-            branch_of = {_plain(c): i for i, c in enumerate(cats[:len(v.children)])}
-        elif v.kind == "categorical_subset":
-            s = int(t.cat_map_start[n])
-            branch_of = {_plain(c): int(b) for c, b in zip(cats, t.cat_map[s:s + len(cats)])}
-        surrogates = []
-        for s in range(int(t.sur_start[n]), int(t.sur_start[n] + t.sur_count[n])):
-            g = int(t.sur_feature[s])
-            numeric = int(t.sur_kind[s]) == NUMERIC
-            test = (float(t.sur_threshold[s]) if numeric
-                    else _plain(schema.categories[g][t.sur_category[s]]))
-            surrogates.append((names[g], numeric, test, bool(t.sur_flip[s])))
         # C4.5's shares, computed as the routing kernel does (a running sum, then
         # weight * share / total) so that the generated Python adds the same numbers.
-        wn = [float(t.weighted_n_node_samples[c]) for c in v.children]
         total = 0.0
-        for x in wn:
+        for x in v.child_weights:
             total += x
-        shares = [(i, x, total) for i, x in enumerate(wn) if x > 0.0]
-        mode = int(t.missing_mode[n])
-        routes[n] = _Route(node=n, feature=v.feature, kind=v.kind, children=v.children,
-                           threshold=v.threshold, category=v.category, branch_of=branch_of,
-                           mode=mode,
-                           missing_child=int(t.missing_child[n]),
-                           surrogates=[] if mode == LEARNED else surrogates, shares=shares)
-    spreads = any(r.mode == FRACTIONAL for r in routes.values())
+        shares = [(i, x, total) for i, x in enumerate(v.child_weights) if x > 0.0]
+        surrogates = [(s.feature, s.kind == "numeric",
+                       s.threshold if s.kind == "numeric" else s.category, s.flip)
+                      for s in v.surrogates]
+        routes[v.node] = _Route(
+            node=v.node, feature=v.feature, kind=v.kind, children=v.children,
+            threshold=v.threshold, category=v.category,
+            branch_of=v.category_branch if v.kind in ("multiway", "categorical_subset")
+            else None,
+            mode=v.missing_mode,
+            missing_child=-1 if v.missing_child is None else v.missing_child,
+            surrogates=surrogates, shares=shares)
+    spreads = any(r.mode == "fractional" for r in routes.values())
     return views, routes, outputs, spreads
 
 
@@ -152,7 +132,7 @@ class _PyWriter:
         """Lines setting ``b``, the child offset of the row (-1: stop here; -2: spread)."""
         fx = f"row[{_py_literal(r.feature)}]"
         lines = [f"v = {fx}", "if _missing(v):"]
-        if r.mode == FRACTIONAL:
+        if r.mode == "fractional":
             lines.append("    b = -2  # C4.5: every branch, weighted")
         else:
             first = True
@@ -165,7 +145,7 @@ class _PyWriter:
             pad = "    " if first else "        "
             if not first:
                 lines.append("    else:")
-            why = "learned direction" if r.mode == LEARNED else "fallback branch"
+            why = "learned direction" if r.mode == "learned" else "fallback branch"
             if r.missing_child < 0:
                 lines.append(f"{pad}b = -1  # no branch: it stops here")
             else:
@@ -199,7 +179,7 @@ class _PyWriter:
         r = self.routes[node]
         v = self.views[node]
         lines = self._branch_lines(r)
-        if r.mode == FRACTIONAL:
+        if r.mode == "fractional":
             lines.append(f"if b == -2:  # {_comment(v.feature)} is missing")
             # Last branch first: the order in which quercus adds up a spread row's parts.
             for i, weight, total in reversed(r.shares):
@@ -392,7 +372,7 @@ class _SqlWriter:
     def condition(self, r, i):
         """Condition that a row at ``r`` goes to child ``i``, missing values included."""
         known = self.known_to(r, i)
-        miss = None if r.mode == FRACTIONAL else self._missing_to(r, i)
+        miss = None if r.mode == "fractional" else self._missing_to(r, i)
         col = _sql_ident(r.feature)
         if miss is None:
             return known or "FALSE"
@@ -404,7 +384,7 @@ class _SqlWriter:
         share of a row missing the attribute."""
         col = _sql_ident(r.feature)
         n = len(r.children)
-        if r.mode == FRACTIONAL:
+        if r.mode == "fractional":
             if i is None:
                 known = " OR ".join(k for k in (self.known_to(r, j) for j in range(n)) if k)
                 return f"CASE WHEN {col} IS NULL OR {known or 'FALSE'} THEN 0.0 ELSE 1.0 END"
@@ -485,8 +465,7 @@ def _sql(est, method):
             columns = [w.case(lambda n, k=k: repr(float(outputs[n, k])))
                        for k in range(outputs.shape[1])]
         else:
-            classes = est._routing()[2]
-            return w.case(lambda n: _sql_literal(est.classes_[classes[n]]))
+            return w.case(lambda n: _sql_literal(views[n].predicted))
     else:
         columns = [w.weighted_sum(lambda n, k=k: float(outputs[n, k]))
                    for k in range(outputs.shape[1])]

@@ -10,6 +10,7 @@ import subprocess
 import warnings
 from pathlib import Path
 
+from ..inspect import node_view
 from ._fonts import MissingFontWarning, cjk_font_family, needs_cjk
 from ._style import (abbreviate, categories_in, check_extra, check_fitted, check_param,
                      class_color, count_leaves, ink, is_int, missing_short, node_lines,
@@ -129,7 +130,7 @@ def export_graphviz(estimator, out_file=None, *, extra="auto", digits=2, varlen=
     if regression:
         preds = [v.predicted for v in views]
         vmin, vmax = min(preds), max(preds)
-    total = float(estimator.tree_.weighted_n_node_samples[0])
+    total = node_view(estimator, 0).weighted_n_samples
 
     nodes, edges, texts = [], [], []
     for v in views:

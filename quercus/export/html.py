@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..inspect import iter_nodes
+from ..inspect import categorical_mask, feature_names, iter_nodes
 from ._fonts import cjk_font_family, needs_cjk
 from ._style import class_color, value_color
 
@@ -73,7 +73,7 @@ def _explain_table(est, node, X, y):
 def _sample_frame(est, sample):
     """``sample`` (a Series, a one-row DataFrame, a dict, or a sequence of values) as a
     one-row DataFrame with the estimator's feature names."""
-    names = list(est.schema_.feature_names)
+    names = feature_names(est)
     if isinstance(sample, pd.DataFrame):
         if len(sample) != 1:
             raise ValueError(f"The 'sample' parameter of export_html must be one row; got a "
@@ -173,7 +173,7 @@ def export_html(estimator, path=None, *, sample=None, X=None, y=None, explain_no
     if reg:
         values = [float(v.predicted) for v in views]
         vmin, vmax = min(values), max(values)
-    total = float(est.tree_.weighted_n_node_samples[0])
+    total = views[0].weighted_n_samples  # the root's
     nodes = []
     colors = {}  # a class colour depends only on the class and its share: most leaves repeat
     for v in sorted(views, key=lambda v: v.node):
@@ -225,7 +225,7 @@ def export_html(estimator, path=None, *, sample=None, X=None, y=None, explain_no
         rows = row
         if not hasattr(est, "feature_names_in_"):  # fitted on an array: pass one
             rows = row.to_numpy(dtype=object)
-            if not est.schema_.is_categorical.any():
+            if not any(categorical_mask(est)):
                 rows = rows.astype(float)
         path_nodes = [int(i) for i in est.decision_path(rows).indices]
         pred = est.predict(rows)[0]

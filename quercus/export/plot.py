@@ -11,6 +11,7 @@ user's matplotlib settings are left alone.
 import warnings
 from dataclasses import dataclass, field
 
+from ..inspect import iter_shape, node_view
 from ._fonts import cjk_font_family
 from ._style import (abbreviate, categories_in, check_extra, check_fitted, check_param,
                      class_color, count_leaves, ink, is_int, missing_short, node_lines,
@@ -87,21 +88,19 @@ def _import_matplotlib():
 
 def _leaves_by_depth(est, node, limit):
     """``counts[k]``: leaves drawn if the tree under ``node`` is cut ``k`` levels down."""
-    t = est.tree_
     cut_at = {}   # depth k -> nodes at depth k that have children (become cut leaves)
     leaf_at = {}  # depth k -> leaves at depth k
-    stack = [(int(node), 0)]
     deepest = 0
-    while stack:
-        v, k = stack.pop()
+    base = None
+    for _, depth, kids in iter_shape(est, node, limit):
+        if base is None:
+            base = depth
+        k = depth - base
         deepest = max(deepest, k)
-        kids = t.children(v)
-        if len(kids) == 0:
+        if not kids:
             leaf_at[k] = leaf_at.get(k, 0) + 1
         else:
             cut_at[k] = cut_at.get(k, 0) + 1
-            if limit is None or k < limit:
-                stack.extend((int(c), k + 1) for c in kids)
     counts, leaves_above = [], 0
     for k in range(deepest + 1):
         leaves_above += leaf_at.get(k, 0)
@@ -247,7 +246,7 @@ def plot_tree(estimator, ax=None, *, type=2, extra="auto", under=False, fallen_l
     if regression:
         preds = [v.predicted for v in views]
         vmin, vmax = min(preds), max(preds)
-    total = float(estimator.tree_.weighted_n_node_samples[0])
+    total = node_view(estimator, 0).weighted_n_samples
 
     # What each node shows: a stack of blocks ("box", lines) / ("split", [line]) /
     # ("under", lines), and a label for each branch to a child.

@@ -2,7 +2,6 @@
 
 import pandas as pd
 
-from .._kernels.splits import FRACTIONAL, LEARNED
 from .code import _read_tree
 from .text import display_width
 
@@ -34,9 +33,9 @@ def _surrogate_test(name, numeric, test, flip, to_left, decimals):
 def _missing_note(r, i, decimals):
     """How a row missing ``r``'s attribute reaches child ``i``: None (never, or the
     fractional rule, said once for the whole tree), "" (always), or the surrogates."""
-    if r.mode == FRACTIONAL:
+    if r.mode == "fractional":
         return None
-    if r.mode == LEARNED or not r.surrogates or i > 1:
+    if r.mode == "learned" or not r.surrogates or i > 1:
         return "" if r.missing_child == i else None
     tests = [_surrogate_test(n, num, t, f, i == 0, decimals) for n, num, t, f in r.surrogates]
     note = "first known of " + ", ".join(tests)
