@@ -75,7 +75,7 @@ class NodeView:
     The same routing, as values (every one ``None``, empty or 1.0 on a leaf):
 
     - ``feature_index``: the column of ``feature`` in X.
-    - ``missing_mode``: ``"fractional"`` (C4.5: a sample missing ``feature`` goes down
+    - ``missing_mode``: ``"imputed"`` (a LogisticModelTree: see below), ``"fractional"`` (C4.5: a sample missing ``feature`` goes down
       every branch of non-zero weight, with the share ``child_weights[i] /
       sum(child_weights)`` of its weight), ``"surrogate"`` (rpart: the ``surrogates`` are
       tried in order, the first whose feature the sample has decides; with none known,
@@ -135,6 +135,14 @@ class NodeView:
     >>> leaf = node_view(ID3Classifier().fit(*load_watermelon("2.0")), 3)
     >>> leaf.children, leaf.missing_mode, leaf.surrogates, leaf.child_weights
     ([], None, (), ())
+
+    A :class:`quercus.LogisticModelTree` is read the same way (see
+    :class:`_LMTReader`): its leaves also carry their logistic model, ``model_name``
+    (Weka's ``LM_1``, ``LM_2``... in depth-first order), ``model`` (the model as text)
+    and ``model_coef`` (class -> the intercept then the coefficients of
+    :func:`model_columns`, in order; ``P(class j) = exp(F_j) / sum_k exp(F_k)`` with
+    ``F_j = coef[0] + sum_i coef[i] * column_i``). Those three are ``None`` on other
+    trees and on an LMT's internal nodes.
     """
 
     node: int
@@ -160,6 +168,9 @@ class NodeView:
     category_branch: dict | None = None     # category -> branch (categorical splits)
     branch_categories: list | None = None   # per branch: its categories, None: the rest
     other_child: int | None = None          # branch of an unlisted category; None: stop
+    model_name: str | None = None   # LogisticModelTree leaves: Weka's name, "LM_3"
+    model: str | None = None        # ... and the leaf's logistic model as text
+    model_coef: dict | None = None  # ... as numbers: class -> (intercept, *coefficients)
 
 
 def _fmt_number(x, decimals):
@@ -291,6 +302,195 @@ def _missing_text(v, decimals):
     fallback = f"else {v.conditions[mc]}" if 0 <= mc < len(v.conditions) else "else stop here"
     return "surrogate: " + "; ".join(parts + [fallback])
 
+# ---------------------------------------------------------------- LogisticModelTree
+def _is_lmt(est):
+    from .linear._lmt import LogisticModelTree
+    return isinstance(est, LogisticModelTree)
+
+
+def _check_fitted(est):
+    """scikit-learn's NotFittedError unless ``est`` (a tree estimator or an LMT) is fitted."""
+    check_is_fitted(est, "_coef" if _is_lmt(est) else "tree_")
+
+
+def _schema(est):
+    return est._schema if _is_lmt(est) else est.schema_
+
+
+def _reader(est, decimals):
+    return _LMTReader(est, decimals) if _is_lmt(est) else _Reader(est, decimals)
+
+
+def _lmt_depths(est):
+    kind, first, n_kids = est._kind, est._first_child, est._n_children
+    depth = np.zeros(kind.shape[0], dtype=np.int64)
+    for node in range(kind.shape[0]):  # breadth first: a parent before its children
+        if n_kids[node]:
+            depth[first[node]:first[node] + n_kids[node]] = depth[node] + 1
+    return depth
+
+
+class _LMTShape:
+    """An LMT's node arrays under the names :func:`_walk_shape` reads."""
+
+    def __init__(self, est):
+        self.first_child, self.n_children = est._first_child, est._n_children
+        self.depth = _lmt_depths(est)
+
+
+def model_columns(est):
+    """The columns of a fitted :class:`quercus.LogisticModelTree`'s logistic models, in
+    the order of ``NodeView.model_coef``: ``(name, feature, level)``, ``level`` None for a
+    numeric feature, else the category the 0/1 indicator column tests (Weka's
+    ``NominalToBinary``).
+
+    Examples
+    --------
+    >>> from quercus import LogisticModelTree
+    >>> from quercus.datasets import load_golf
+    >>> model_columns(LogisticModelTree().fit(*load_golf()))[:2]
+    [('outlook=sunny', 'outlook', 'sunny'), ('outlook=overcast', 'outlook', 'overcast')]
+    """
+    check_is_fitted(est, "_coef")
+    schema = est._schema
+    return [(name, _plain(schema.feature_names[j]),
+             None if k < 0 else _plain(schema.categories[j][k]))
+            for name, (j, k) in zip(est._coding.column_names, est._coding.columns)]
+
+
+def imputed_values(est):
+    """What a fitted :class:`quercus.LogisticModelTree` puts in place of a missing value
+    (and of a category not seen at fit time), per feature: the training mean of a numeric
+    feature, the most frequent category of a categorical one (Weka's
+    ``ReplaceMissingValues``).
+
+    Examples
+    --------
+    >>> from quercus import LogisticModelTree
+    >>> from quercus.datasets import load_golf
+    >>> imputed_values(LogisticModelTree().fit(*load_golf()))["outlook"]  # 5 sunny, 5 rain
+    'sunny'
+    """
+    check_is_fitted(est, "_coef")
+    schema = est._schema
+    return {_plain(name): (_plain(schema.categories[j][int(est._fill[j])])
+                           if schema.is_categorical[j] else float(est._fill[j]))
+            for j, name in enumerate(schema.feature_names)}
+
+
+def _model_name_text(name):
+    name = str(name)
+    return name if name.isidentifier() else f"[{name}]"
+
+
+def _linear_text(coef, columns, decimals):
+    """``1.2 + 0.8*x - 0.5*[a=b]``: the intercept, then every coefficient not printed as 0."""
+    out = _fmt_number(coef[0], decimals)
+    out = "0" if out == "-0" else out
+    for c, name in zip(coef[1:], columns):
+        t = _fmt_number(abs(c), decimals)
+        if c == 0.0 or t == "0":
+            continue
+        out += f" {'-' if c < 0 else '+'} {t}*{_model_name_text(name)}"
+    return out
+
+
+def lmt_model_text(name, classes, coef, columns, decimals=3):
+    """A leaf model as text: ``LM_1: logit P(yes) = ...`` with two classes (``F_yes -
+    F_no``), else one line ``F(class) = ...`` per class under ``LM_1: P(class) =
+    softmax(F)``."""
+    classes = [_plain(c) for c in classes]
+    if len(classes) == 2:
+        return (f"{name}: logit P({classes[1]}) = "
+                + _linear_text(np.asarray(coef[1]) - np.asarray(coef[0]), columns, decimals))
+    lines = [f"{name}: P(class) = softmax(F)"]
+    lines += [f"F({c}) = " + _linear_text(coef[j], columns, decimals)
+              for j, c in enumerate(classes)]
+    return "\n".join(lines)
+
+
+class _LMTReader:
+    """Node views of a fitted :class:`quercus.LogisticModelTree`.
+
+    The LMT's own tree (C4.5's splits: ``<= t`` / ``> t`` on numeric attributes, one
+    branch per category, or with ``binary_splits`` a ``<= 0`` / ``> 0`` test of a 0/1
+    indicator ``attribute=level``) read as :class:`NodeView`: ``distribution`` holds the
+    node's training class counts and ``predicted`` their majority (the first class on a
+    tie). A leaf predicts with its logistic model, not that class: ``model_name``,
+    ``model`` and ``model_coef`` hold it. ``impurity`` is the entropy of the class counts
+    in bits. A missing value (and a category unseen at fit time) is imputed before the
+    tree is walked, with the training mean or most frequent category: ``missing_mode`` is
+    ``"imputed"`` and ``missing_child`` (and ``other_child`` at a categorical split) the
+    branch the imputed value takes. There are no sample weights: ``weighted_n_samples``
+    is the count.
+    """
+
+    def __init__(self, est, decimals):
+        from .linear._lmt import LEAF as L_LEAF, NUMERIC as L_NUMERIC
+        self.est, self.decimals = est, decimals
+        self.leaf_code, self.numeric_code = L_LEAF, L_NUMERIC
+        self.classes = [_plain(c) for c in est.classes_]
+        self.depth = _lmt_depths(est)
+        self.leaf_id = {node: k + 1 for k, node in enumerate(est._leaf_order())}
+        self.columns = list(est._coding.column_names)
+        self.binary = bool(est._coding.binary_splits)
+        fill = np.asarray(est._fill, dtype=np.float64)[None, :]
+        N = est._coding.model_matrix(fill)
+        self.fill_split = (N if self.binary else fill)[0]  # the imputed row, split matrix
+        self.imputed = imputed_values(est)
+
+    def view(self, node):
+        est = self.est
+        counts = est._counts[node]
+        k = int(est._kind[node])
+        first, n_kids = int(est._first_child[node]), int(est._n_children[node])
+        children = list(range(first, first + n_kids)) if n_kids else []
+        total = float(counts.sum())
+        p = counts[counts > 0] / total if total > 0 else np.zeros(0)
+        v = NodeView(node=node, depth=int(self.depth[node]),
+                     kind="leaf" if k == self.leaf_code else (
+                         "numeric" if k == self.numeric_code else "multiway"),
+                     feature=None, threshold=None, category=None, children=children,
+                     conditions=[], n_samples=int(round(total)), weighted_n_samples=total,
+                     impurity=float(-(p * np.log2(p)).sum()) + 0.0,
+                     distribution=dict(zip(self.classes, counts.tolist())),
+                     predicted=self.classes[int(np.argmax(counts))])
+        if not children:
+            name = f"LM_{self.leaf_id[node]}"
+            v.model_name = name
+            v.model_coef = {c: tuple(est._coef[node, j].tolist())
+                            for j, c in enumerate(self.classes)}
+            v.model = lmt_model_text(name, self.classes, est._coef[node], self.columns,
+                                     self.decimals)
+            return v
+        f = int(est._feature[node])
+        schema = est._schema
+        v.feature = est._split_names[f]
+        j = est._coding.columns[f][0] if self.binary else f
+        v.feature_index = j
+        imputed = self.fill_split[f]
+        if v.kind == "numeric":
+            v.threshold = float(est._threshold[node])
+            s = _fmt_number(v.threshold, self.decimals)
+            v.conditions = [f"<= {s}", f"> {s}"]
+            branch = int(imputed > v.threshold)
+        else:
+            cats = [_plain(c) for c in schema.categories[f]]
+            v.conditions = [f"= {c}" for c in cats[:n_kids]]
+            v.category_branch = {c: i for i, c in enumerate(cats[:n_kids])}
+            v.branch_categories = [[c] for c in cats[:n_kids]]
+            branch = int(imputed)
+            v.other_child = branch  # an unseen category is imputed too
+        v.missing_mode = "imputed"
+        v.missing_child = branch
+        v.child_weights = tuple(float(est._counts[c].sum()) for c in children)
+        xname = _plain(schema.feature_names[j])
+        value = self.imputed[xname]
+        what = (f"{xname} = {value} (most frequent)" if schema.is_categorical[j]
+                else f"{xname} = {value:.6g} (training mean)")
+        v.missing = f"imputed: {what}, so {v.feature} {v.conditions[branch]}"
+        return v
+
 
 def node_view(est, node, decimals=3):
     """The :class:`NodeView` of ``node`` of a fitted estimator.
@@ -304,8 +504,8 @@ def node_view(est, node, decimals=3):
     >>> node_view(clf, 0).conditions
     ['= 清晰', '!= 清晰']
     """
-    check_is_fitted(est, "tree_")
-    return _Reader(est, decimals).view(node)
+    _check_fitted(est)
+    return _reader(est, decimals).view(node)
 
 
 def iter_nodes(est, decimals=3, *, node=0, max_depth=None):
@@ -328,12 +528,12 @@ def iter_nodes(est, decimals=3, *, node=0, max_depth=None):
     """
     # Checked here, at the call, not when the first node is asked for: every exporter
     # then raises scikit-learn's NotFittedError for an unfitted estimator.
-    check_is_fitted(est, "tree_")
+    _check_fitted(est)
     return _walk(est, decimals, int(node), max_depth)
 
 
 def _walk(est, decimals, node, max_depth):
-    reader = _Reader(est, decimals)
+    reader = _reader(est, decimals)
     stack = [node]
     base = None
     while stack:
@@ -361,7 +561,9 @@ def iter_shape(est, node=0, max_depth=None):
     >>> sum(1 for _, _, children in iter_shape(clf) if not children) == clf.get_n_leaves()
     True
     """
-    check_is_fitted(est, "tree_")
+    _check_fitted(est)
+    if _is_lmt(est):
+        return _walk_shape(_LMTShape(est), int(node), max_depth)
     return _walk_shape(est.tree_, int(node), max_depth)
 
 
@@ -390,8 +592,8 @@ def n_nodes(est):
     >>> n_nodes(ID3Classifier().fit(*load_watermelon("2.0")))
     14
     """
-    check_is_fitted(est, "tree_")
-    return est.tree_.node_count
+    _check_fitted(est)
+    return est.node_count_ if _is_lmt(est) else est.tree_.node_count
 
 
 def feature_names(est):
@@ -406,8 +608,8 @@ def feature_names(est):
     >>> feature_names(ID3Classifier().fit(*load_watermelon("2.0")))[:2]
     ['色泽', '根蒂']
     """
-    check_is_fitted(est, "tree_")
-    return list(est.schema_.feature_names)
+    _check_fitted(est)
+    return list(_schema(est).feature_names)
 
 
 def categorical_mask(est):
@@ -421,10 +623,10 @@ def categorical_mask(est):
     >>> categorical_mask(CARTClassifier().fit(*load_watermelon("3.0")))[-3:]
     [True, False, False]
     """
-    check_is_fitted(est, "tree_")
-    return [bool(b) for b in est.schema_.is_categorical]
+    _check_fitted(est)
+    return [bool(b) for b in _schema(est).is_categorical]
 
 
 # Re-exported so exporters need not reach into private modules.
 __all__ = ["NodeView", "Surrogate", "node_view", "iter_nodes", "iter_shape", "n_nodes",
-           "feature_names", "categorical_mask", "LEAF", "MULTIWAY", "NUMERIC", "CAT_BINARY"]
+           "feature_names", "categorical_mask", "model_columns", "imputed_values", "LEAF", "MULTIWAY", "NUMERIC", "CAT_BINARY"]

@@ -200,6 +200,9 @@ def node_lines(view, est, extra="auto", digits=2, *, total=None, classes=None):
 
     For regression ``extra`` is 0 (the mean only), 1 (adds ``n=``), plus 100 for the percent.
 
+    A :class:`quercus.LogisticModelTree` leaf shows its model's name (``LM_3``) and
+    ``n=`` in place of the class line, then the ``extra`` numbers of its training classes.
+
     Parameters
     ----------
     view : NodeView
@@ -272,6 +275,12 @@ def node_lines(view, est, extra="auto", digits=2, *, total=None, classes=None):
             lines.append(_fmt_prob(probs[second] * share, digits))
     if pct:
         lines.append(f"{100 * share:.0f}%")
+    if view.model_name is not None:
+        # A LogisticModelTree leaf predicts with its model: its name and n first, then the
+        # numbers of its training classes (the majority class line left out).
+        if base not in (5, 7, 11) and view.distribution is not None:
+            lines = lines[1:]
+        lines = [view.model_name, f"n={view.n_samples}"] + lines
     return lines
 
 
@@ -436,8 +445,8 @@ def check_fitted(est, caller):
     sklearn.exceptions.NotFittedError: This ID3Classifier instance is not fitted yet...
     """
     # scikit-learn's NotFittedError (a ValueError), as every exporter raises.
-    from sklearn.utils.validation import check_is_fitted
-    check_is_fitted(est, "tree_")
+    from ..inspect import _check_fitted
+    _check_fitted(est)
 
 
 def subtree_views(est, node=0, max_depth=None, caller="export"):
@@ -498,6 +507,8 @@ def missing_short(view):
     if not text:
         return None
     mode, _, rest = text.partition(": ")
+    if mode == "imputed":
+        return f"NA: imputed, {view.conditions[view.missing_child]}"
     if mode == "fractional":
         return "NA: every branch, weighted"
     if mode == "learned":

@@ -1,6 +1,6 @@
 """The tree as nested plain dicts (JSON-serialisable)."""
 
-from ..inspect import iter_nodes
+from ..inspect import iter_nodes, model_columns
 
 
 def export_dict(estimator, *, decimals=None):
@@ -11,6 +11,12 @@ def export_dict(estimator, *, decimals=None):
     ``value`` for a regressor; an internal node also has ``feature``, ``threshold`` or
     ``category`` where they apply, ``missing`` (how a missing value is routed, in words) and
     ``children``: a list of ``{"condition": ..., "node": {...}}``.
+
+    A :class:`quercus.LogisticModelTree`'s leaves also have ``model_name`` (``LM_3``),
+    ``model`` (the logistic model as text) and ``coefficients`` (class -> column ->
+    coefficient, ``(Intercept)`` first; ``P(class j)`` is the softmax of the classes'
+    linear functions); its ``class`` is the majority of the node's training classes and
+    its ``missing`` says which imputed value decides.
 
     Parameters
     ----------
@@ -57,6 +63,11 @@ def export_dict(estimator, *, decimals=None):
         else:
             d["distribution"] = v.distribution
             d["class"] = v.predicted
+        if v.model is not None:
+            cols = ["(Intercept)"] + [c[0] for c in model_columns(estimator)]
+            d["model_name"] = v.model_name
+            d["model"] = v.model
+            d["coefficients"] = {c: dict(zip(cols, coef)) for c, coef in v.model_coef.items()}
         if v.children:
             d["feature"] = v.feature
             if v.threshold is not None:

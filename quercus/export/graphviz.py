@@ -58,6 +58,9 @@ def export_graphviz(estimator, out_file=None, *, extra="auto", digits=2, varlen=
     impurity and how a missing value of the split's attribute is routed (C4.5's fractional
     weights, rpart's surrogates or a learned direction).
 
+    A :class:`quercus.LogisticModelTree`'s leaf shows its model's name (``LM_3``) and
+    ``n=`` instead of a class, and its tooltip holds the logistic model.
+
     Parameters
     ----------
     estimator : fitted quercus estimator
@@ -163,6 +166,8 @@ def export_graphviz(estimator, out_file=None, *, extra="auto", digits=2, varlen=
         tip += f", impurity {v.impurity:.4g}"
         if v.missing:
             tip += f"\nmissing {v.feature}: {v.missing}"
+        if v.model:
+            tip += f"\n{v.model}"
         attrs["tooltip"] = _q(tip)
         nodes.append(f"n{v.node} [" + ", ".join(f"{k}={a}" for k, a in attrs.items()) + "];")
 

@@ -109,7 +109,9 @@ def export_html(estimator, path=None, *, sample=None, X=None, y=None, explain_no
     :func:`quercus.plot_tree`. Clicking a node shows its details: the class weights, how a
     missing value is routed, and the split table of :meth:`explain` (entropy, gain,
     intrinsic value, gain ratio, Gini index) for the first internal nodes in
-    breadth-first order (``explain_nodes``). With ``sample``, the nodes that sample visits are
+    breadth-first order (``explain_nodes``). A :class:`quercus.LogisticModelTree`'s leaves
+    show their model's name (``LM_3``) and, on click, the logistic model (it has no split
+    tables). With ``sample``, the nodes that sample visits are
     highlighted and opened. Nodes deeper than ``expand_depth`` start closed, and a
     node's children are drawn only when it is first opened, so big trees stay responsive.
     Nothing is fetched when the page is viewed: CSS, JavaScript and data are inline.
@@ -152,7 +154,11 @@ def export_html(estimator, path=None, *, sample=None, X=None, y=None, explain_no
     >>> page.startswith("<!DOCTYPE html>"), "https://" in page
     (True, False)
     """
-    if not hasattr(estimator, "_is_regressor") or not hasattr(estimator, "tree_"):
+    from ..inspect import _check_fitted, _is_lmt
+    lmt = _is_lmt(estimator)
+    if lmt:
+        _check_fitted(estimator)
+    elif not hasattr(estimator, "_is_regressor") or not hasattr(estimator, "tree_"):
         raise TypeError(f"export_html needs a fitted quercus tree estimator; got "
                         f"{type(estimator).__name__}.")
     if explain_nodes != "auto":
@@ -162,7 +168,7 @@ def export_html(estimator, path=None, *, sample=None, X=None, y=None, explain_no
     if (X is None) != (y is None):
         raise ValueError("export_html: pass X and y together (for the split tables).")
     est = estimator
-    reg = bool(est._is_regressor)
+    reg = bool(getattr(est, "_is_regressor", False))
     views = list(iter_nodes(est, decimals))
     by_id = {v.node: v for v in views}
     parent_cond = {}
@@ -193,6 +199,8 @@ def export_html(estimator, path=None, *, sample=None, X=None, y=None, explain_no
                "pred": _num(v.predicted) if reg else str(v.predicted)}
         if not reg:
             rec["dist"] = [_num(x) for x in v.distribution.values()]
+        if v.model is not None:  # a LogisticModelTree leaf: its model predicts
+            rec["pred"], rec["cls"], rec["model"] = v.model_name, str(v.predicted), v.model
         if v.missing:
             rec["miss"] = v.missing
         nodes.append(rec)
@@ -202,7 +210,10 @@ def export_html(estimator, path=None, *, sample=None, X=None, y=None, explain_no
     tables, table_note = {}, ""
     internal = sorted((v for v in views if v.children), key=lambda v: (v.depth, v.node))
     limit = explain_nodes
-    if explain_nodes == "auto":
+    if lmt:  # LMT has no explain(): C4.5's gains are not kept
+        limit = 0
+        table_note = "A LogisticModelTree keeps no split tables."
+    elif explain_nodes == "auto":
         limit, cost = 0, 0
         for v in internal:
             cost += v.n_samples * est.n_features_in_
@@ -227,7 +238,13 @@ def export_html(estimator, path=None, *, sample=None, X=None, y=None, explain_no
             rows = row.to_numpy(dtype=object)
             if not any(categorical_mask(est)):
                 rows = rows.astype(float)
-        path_nodes = [int(i) for i in est.decision_path(rows).indices]
+        if lmt:
+            parent = {c: v.node for v in views for c in v.children}
+            path_nodes = [int(est.apply(rows)[0])]
+            while path_nodes[0] in parent:
+                path_nodes.insert(0, parent[path_nodes[0]])
+        else:
+            path_nodes = [int(i) for i in est.decision_path(rows).indices]
         pred = est.predict(rows)[0]
         sample_info = {"values": [[str(k), str(_plain(v))] for k, v in row.iloc[0].items()],
                        "pred": _num(pred) if reg else str(_plain(pred))}
@@ -245,7 +262,7 @@ def export_html(estimator, path=None, *, sample=None, X=None, y=None, explain_no
     data = {"title": str(title), "regression": reg, "classes": [str(c) for c in classes or []],
             "nodes": nodes, "tables": {str(k): t for k, t in tables.items()},
             "tableNote": table_note, "path": path_nodes, "sample": sample_info,
-            "expandDepth": int(expand_depth), "nLeaves": int(est.get_n_leaves())}
+            "expandDepth": int(expand_depth), "nLeaves": int(est.n_leaves_ if lmt else est.get_n_leaves())}
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     # Inside <script>, "</script>" or "<!--" in a name would end the element: escape the
     # characters HTML reads there (JSON reads the escapes back as the same text).
@@ -416,6 +433,10 @@ h3 { font-size: 13px; margin: 12px 0 4px; }
                    ["impurity", n.imp]];
     if (n.miss) facts.push(["missing " + n.f, n.miss]);
     d.appendChild(table(null, facts, -1));
+    if (n.model) {
+      d.appendChild(el("h3", "", "Logistic model"));
+      d.appendChild(el("pre", "model", n.model));
+    }
     if (!data.regression) {
       const total = n.dist.reduce((a, b) => a + Number(b), 0);
       const rows = data.classes.map((c, k) => [c, n.dist[k],
@@ -447,7 +468,10 @@ h3 { font-size: 13px; margin: 12px 0 4px; }
   if (!data.regression) {
     const legend = document.getElementById("legend");
     const seen = new Map();
-    for (const n of nodes) if (!seen.has(n.pred) && !n.ch.length) seen.set(n.pred, n.col);
+    for (const n of nodes) {
+      const c = n.cls || n.pred;
+      if (!seen.has(c) && !n.ch.length) seen.set(c, n.col);
+    }
     for (const c of data.classes) {
       const s = el("span");
       const i = el("i");

@@ -49,7 +49,8 @@ class TreePlot:
         ``node id -> (x0, y0, x1, y1)`` of each node's box.
     labels : list of (str, int, tuple)
         ``(kind, node id, (x0, y0, x1, y1))`` of every split label (``"split"``),
-        branch label (``"edge"``) and text under a box (``"under"``).
+        branch label (``"edge"``), text under a box (``"under"``) and line of a leaf's
+        logistic model under the tree (``"model"``, a LogisticModelTree).
     texts : list of (matplotlib.text.Text, tuple)
         Every text object and the box reserved for it, for checking the rendering.
     truncated : bool
@@ -111,7 +112,7 @@ def _leaves_by_depth(est, node, limit):
 def plot_tree(estimator, ax=None, *, type=2, extra="auto", under=False, fallen_leaves=True,
               branch=None, digits=2, varlen=0, faclen=0, fontsize=None, font=None,
               max_depth=None, node=0, max_leaves=64, yesno=1, filled=True,
-              show_missing=False):
+              show_missing=False, show_models=True):
     """Draw a fitted tree with matplotlib, as R's rpart.plot does.
 
     Parameters
@@ -177,6 +178,10 @@ def plot_tree(estimator, ax=None, *, type=2, extra="auto", under=False, fallen_l
     show_missing : bool, default=False
         Add a line to internal boxes saying where a missing value goes (C4.5's fractional
         weights, rpart's first surrogate, or the learned branch).
+    show_models : bool, default=True
+        A :class:`quercus.LogisticModelTree`: write the drawn leaves' logistic models
+        under the tree (its leaf boxes show the model's name, ``LM_3``, and ``n=``).
+        Other trees have no leaf models.
 
     Returns
     -------
@@ -221,6 +226,7 @@ def plot_tree(estimator, ax=None, *, type=2, extra="auto", under=False, fallen_l
                 max_leaves is None or (is_int(max_leaves) and max_leaves >= 1),
                 "an int >= 1 or None")
     check_param(caller, "yesno", yesno, is_int(yesno) and 0 <= yesno <= 2, "0, 1 or 2")
+    check_param(caller, "show_models", show_models, isinstance(show_models, bool), "a bool")
     RendererAgg, FontProperties = _import_matplotlib()
 
     # Validates node / max_depth and checks the estimator is fitted.
@@ -297,8 +303,16 @@ def plot_tree(estimator, ax=None, *, type=2, extra="auto", under=False, fallen_l
                     break
         blocks[v.node] = stack
 
+    # A LogisticModelTree's leaf models, written under the tree: (node, line, indented).
+    model_lines = []
+    if show_models:
+        for v in sorted((v for v in views if v.model is not None),
+                        key=lambda v: int(v.model_name[3:])):
+            model_lines += [(v.node, s, i > 0) for i, s in enumerate(v.model.split("\n"))]
+
     # The font: the user's, or matplotlib's default with a CJK fallback where needed.
     all_text = [s for st in blocks.values() for _, ls in st for s in ls]
+    all_text += [s for _, s, _ in model_lines]
     all_text += [s for s in edge_label.values() if s]
     if font is not None:
         families = [font]
@@ -390,6 +404,15 @@ def plot_tree(estimator, ax=None, *, type=2, extra="auto", under=False, fallen_l
 
     x_max = max([p[5] for p in placed] + [e[4] for e in edge_boxes] + [1.0])
     y_min = min([p[4] for p in placed] + [e[3] for e in edge_boxes] + [-1.0])
+    model_boxes = []
+    if model_lines:
+        y = y_min - _VGAP / 2
+        for n, s, indented in model_lines:
+            mx0 = 2 * _REF if indented else 0.0
+            model_boxes.append((n, s, mx0, y - _LINE, mx0 + wid(s) + 0.3 * _REF, y))
+            y -= _LINE
+        x_max = max([x_max] + [b[4] for b in model_boxes])
+        y_min = y
     note = None
     if truncated:
         note = (f"Only the top {depth} levels are drawn: {counts[depth]} of {n_leaves} leaves "
@@ -437,8 +460,8 @@ def plot_tree(estimator, ax=None, *, type=2, extra="auto", under=False, fallen_l
                       depth=depth, n_leaves=n_leaves,
                       shown_leaves=sum(1 for v in views if not children[v.node]))
 
-    def put_text(s, xc, yc, color="#000000", weight="normal", bg=None):
-        t = ax.text(xc, yc, s, ha="center", va="center", fontproperties=props[weight],
+    def put_text(s, xc, yc, color="#000000", weight="normal", bg=None, ha="center"):
+        t = ax.text(xc, yc, s, ha=ha, va="center", fontproperties=props[weight],
                     color=color, parse_math=False, zorder=4,
                     bbox=None if bg is None else dict(boxstyle="square,pad=0.05", fc=bg,
                                                       ec="none"))
@@ -473,6 +496,10 @@ def plot_tree(estimator, ax=None, *, type=2, extra="auto", under=False, fallen_l
         t = put_text(lab, (ex0 + ex1) / 2, (ey0 + ey1) / 2, bg=face)
         result.labels.append(("edge", c, (ex0, ey0, ex1, ey1)))
         result.texts.append((t, (ex0, ey0, ex1, ey1)))
+    for n, s, mx0, my0, mx1, my1 in model_boxes:
+        t = put_text(s, mx0 + 0.15 * _REF, (my0 + my1) / 2, ha="left")
+        result.labels.append(("model", n, (mx0, my0, mx1, my1)))
+        result.texts.append((t, (mx0, my0, mx1, my1)))
 
     # Branches: from the parent's last block down to a shoulder, across, down to the child.
     segs = []

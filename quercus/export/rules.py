@@ -99,7 +99,7 @@ class _Condition:
 
 def _rules(est, decimals):
     views, routes, _, spreads = _read_tree(est)
-    reg = est._is_regressor
+    reg = bool(getattr(est, "_is_regressor", False))
     rows = []
     stack = [(0, [])]
     while stack:
@@ -122,13 +122,22 @@ def _rules(est, decimals):
             row.update({"class": v.predicted, "cover": v.weighted_n_samples,
                         "n_samples": v.n_samples,
                         "errors": v.weighted_n_samples * (1.0 - conf), "confidence": conf})
+            if v.model_name is not None:
+                row.update(model_name=v.model_name, model=v.model)
         rows.append(row)
     notes = []
     if spreads:
         notes.append("Missing values (C4.5's fractional rule): a sample missing a tested "
                      "attribute follows every branch, weighted by the branches' training "
                      "shares, and gets the weighted mix of the rules it reaches.")
-    if any(r.kind in ("multiway", "categorical_subset") for r in routes.values()):
+    if any(v.model is not None for v in views.values()):
+        notes.append("LogisticModelTree: each rule's leaf predicts with its logistic model "
+                     "(listed above; P(class) is the softmax of the classes' F, or the "
+                     "logistic of the logit with two classes); class, errors and confidence "
+                     "are of the leaf's training classes. A missing value, or a category "
+                     "not seen at fit time, is first imputed (training mean or most "
+                     "frequent category): 'or missing' marks the branch it then takes.")
+    elif any(r.kind in ("multiway", "categorical_subset") for r in routes.values()):
         notes.append("A category not seen at fit time stops at its multiway or subset test "
                      "and gets that node's prediction (no rule here).")
     return rows, notes
@@ -144,6 +153,11 @@ def export_rules(estimator, *, as_frame=False, decimals=3):
     missing`` (the learned direction, or the fallback branch), or the surrogates that
     send it there (``or missing and first known of 脐部 = 凹陷, 色泽 != 浅白``). For C4.5's
     fractional rule, a note under the rules says how a missing value is spread.
+
+    For a :class:`quercus.LogisticModelTree` a rule ends with its leaf's model, ``THEN
+    LM_3`` (``cover``, ``errors`` and ``confidence`` are of the leaf's training classes),
+    and the models follow the rules (the frame has ``model_name`` and ``model`` columns);
+    ``or missing`` marks the branch an imputed value takes.
 
     Parameters
     ----------
@@ -175,7 +189,10 @@ def export_rules(estimator, *, as_frame=False, decimals=3):
     >>> frame.loc[0, "rule"], frame.loc[0, "class"], float(frame.loc[0, "cover"])
     ('纹理 = 清晰 AND 根蒂 = 蜷缩', '是', 5.0)
     """
-    if not hasattr(estimator, "_is_regressor") or not hasattr(estimator, "_node_outputs"):
+    from ..inspect import _is_lmt
+    lmt = _is_lmt(estimator)
+    if not lmt and (not hasattr(estimator, "_is_regressor")
+                    or not hasattr(estimator, "_node_outputs")):
         raise TypeError(f"export_rules needs a quercus tree estimator; got "
                         f"{type(estimator).__name__}.")
     if not isinstance(as_frame, bool):
@@ -185,17 +202,19 @@ def export_rules(estimator, *, as_frame=False, decimals=3):
         raise ValueError(f"The 'decimals' parameter of export_rules must be an int >= 0; "
                          f"got {decimals!r}.")
     rows, notes = _rules(estimator, decimals)
-    reg = estimator._is_regressor
+    reg = bool(getattr(estimator, "_is_regressor", False))
     for row in rows:
         row["rule"] = " AND ".join(row["conditions"]) or "TRUE"
     if as_frame:
         cols = ["node", "rule", "value" if reg else "class", "cover", "n_samples"]
         cols += ["impurity"] if reg else ["errors", "confidence"]
+        cols += ["model_name", "model"] if lmt else []
         frame = pd.DataFrame(rows, columns=cols + ["conditions"])
         frame.attrs["notes"] = notes
         return frame
     ifs = [f"IF {row['rule']}" for row in rows]
-    thens = [f"THEN {row['value']:.4g}" if reg else f"THEN {row['class']}" for row in rows]
+    thens = [f"THEN {row['value']:.4g}" if reg else
+             f"THEN {row['model_name']}" if lmt else f"THEN {row['class']}" for row in rows]
     if reg:
         heads = ["cover", "impurity"]
         nums = [[_weight(r["cover"]), f"{r['impurity']:.4g}"] for r in rows]
@@ -213,6 +232,9 @@ def export_rules(estimator, *, as_frame=False, decimals=3):
                      + " " * (w_then - display_width(b))
                      + "".join("  " + x.rjust(w) for x, w in zip(n, widths)))
     out = "\n".join(line.rstrip() for line in lines)
+    if lmt:
+        out += "".join("\n\n" + row["model"]
+                       for row in sorted(rows, key=lambda r: int(r["model_name"][3:])))
     if notes:
         out += "\n\n" + "\n".join(notes)
     return out

@@ -17,7 +17,9 @@ def display_width(s):
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in str(s))
 
 
-def _fmt_prediction(p):
+def _fmt_prediction(p, view=None):
+    if view is not None and view.model_name is not None:
+        return view.model_name  # a LogisticModelTree leaf: its model, listed below
     return f"{p:.4g}" if isinstance(p, float) else str(p)
 
 
@@ -42,6 +44,12 @@ def export_text(estimator, *, decimals=3, show_distribution=True):
     its root prints as one leaf line, ``root: class``. With ``show_distribution`` the
     leaves' weighted class counts follow in one aligned column (East Asian wide characters
     count as two columns, so Chinese labels line up).
+
+    A :class:`quercus.LogisticModelTree` is drawn the same way (the shared layout, not
+    the LMT's own Weka-style :meth:`~quercus.LogisticModelTree.export_text`): a leaf's
+    line ends with its model's name, ``: LM_3``, its training class counts in the
+    column, and every leaf model follows the tree, one paragraph each (``decimals``
+    digits).
 
     Parameters
     ----------
@@ -71,7 +79,8 @@ def export_text(estimator, *, decimals=3, show_distribution=True):
     rows = []  # (text, leaf distribution or None)
     if not views[0].children:
         # A leaf's line is "test: prediction"; the root alone has no test, so it is named.
-        rows.append((f"root: {_fmt_prediction(views[0].predicted)}", _dist(views[0])))
+        rows.append((f"root: {_fmt_prediction(views[0].predicted, views[0])}",
+                     _dist(views[0])))
     # Iterative depth-first walk: (parent, branch index, level), first branch on top.
     stack = [(0, i, 0) for i in reversed(range(len(views[0].children)))]
     while stack:
@@ -83,9 +92,10 @@ def export_text(estimator, *, decimals=3, show_distribution=True):
             rows.append((line, None))
             stack.extend((child.node, j, level + 1) for j in reversed(range(len(child.children))))
         else:
-            rows.append((f"{line}: {_fmt_prediction(child.predicted)}", _dist(child)))
+            rows.append((f"{line}: {_fmt_prediction(child.predicted, child)}", _dist(child)))
+    models = _models_text(views)
     if not show_distribution:
-        return "\n".join(text for text, _ in rows)
+        return "\n".join(text for text, _ in rows) + models
     width = max(display_width(text) for text, _ in rows)
     out = []
     for text, dist in rows:
@@ -93,5 +103,12 @@ def export_text(estimator, *, decimals=3, show_distribution=True):
             out.append(text)
         else:
             out.append(text + " " * (width - display_width(text) + 2) + dist)
-    return "\n".join(out)
+    return "\n".join(out) + models
+
+
+def _models_text(views):
+    """The leaf models of a LogisticModelTree, after the tree ("" for other trees)."""
+    leaves = sorted((v for v in views.values() if v.model is not None),
+                    key=lambda v: int(v.model_name[3:]))
+    return "".join("\n\n" + v.model for v in leaves)
 
