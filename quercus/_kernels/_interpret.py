@@ -17,6 +17,8 @@ scalars:
 - ``np.log`` and ``np.sqrt`` of a scalar call the C library as compiled code does (NumPy's
   own vectorised logarithm may differ in the last bit);
 - floating-point warnings are off, as in compiled code;
+- sums of arrays: the kernels add with :func:`quercus._kernels.tables.ordered_sum`, in
+  index order as compiled code does, never with NumPy's pairwise ``ndarray.sum``;
 - a kernel's calls to other kernels and helpers stay in Python: every function of the
   kernel modules gets a twin whose globals hold the other twins.
 
