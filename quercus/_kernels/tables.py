@@ -38,7 +38,7 @@ def ordered_sum(a):
     Examples
     --------
     >>> import numpy as np
-    >>> ordered_sum(np.array([0.1] * 10)) == sum([0.1] * 10)
+    >>> float(ordered_sum(np.array([0.1] * 10))) == sum([0.1] * 10)
     True
     """
     s = 0.0
