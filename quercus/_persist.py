@@ -240,6 +240,10 @@ def _check_tree(t, schema, n_out):
         _fail("tree.weighted_n_node_samples", "must be finite and non-negative")
 
 
+# Estimators whose model files have fields of their own: their class's ``from_dict``.
+_OWN_FORMAT = ("LogisticRegression", "LogisticModelTree")
+
+
 def from_dict(d):
     """An estimator from :func:`to_dict`'s plain data, every field checked."""
     from . import _estimators
@@ -252,12 +256,9 @@ def from_dict(d):
         _fail("format_version", f"is {version!r}; this quercus reads version "
               f"{FORMAT_VERSION} (a newer quercus wrote the file?)")
     name = _require(d, "estimator", str, "")
-    if name == "LogisticRegression":  # a linear model: its own fields, its own checks
-        from .linear import LogisticRegression
-        return LogisticRegression.from_dict(d)
-    if name == "LogisticModelTree":  # a tree of logistic models: its own fields and checks
-        from .linear import LogisticModelTree
-        return LogisticModelTree.from_dict(d)
+    if name in _OWN_FORMAT:  # models with fields of their own read (and check) them
+        from . import linear
+        return getattr(linear, name).from_dict(d)
     classes_ok = {c.__name__: c for c in (
         _estimators.DecisionTreeClassifier, _estimators.ID3Classifier,
         _estimators.C45Classifier, _estimators.CARTClassifier,

@@ -520,3 +520,48 @@ def missing_short(view):
         test, _, side = first.partition(" goes ")
         return f"NA: as {test} ({side.split(' ')[0]})"
     return f"NA: {text}"
+
+
+class DrawingContext:
+    """What a drawing of ``views`` needs besides each node's view, worked out once: the
+    abbreviated feature and category names, the class labels (None for a regressor), the
+    root's training weight (for percents) and each node's fill colour.
+
+    Examples
+    --------
+    >>> from quercus import ID3Classifier
+    >>> from quercus.datasets import load_watermelon
+    >>> from quercus.export._style import DrawingContext, subtree_views
+    >>> clf = ID3Classifier().fit(*load_watermelon("2.0"))
+    >>> ctx = DrawingContext(clf, subtree_views(clf), varlen=0, faclen=0)
+    >>> ctx.classes, ctx.total, ctx.fill(ctx.views[0]).startswith("#")
+    (['否', '是'], 17.0, True)
+    """
+
+    def __init__(self, est, views, varlen, faclen):
+        self.est, self.views = est, views
+        self.shown = {v.node for v in views}
+        self.var = abbreviate((v.feature for v in views if v.children), varlen)
+        self.fac = abbreviate(categories_in(views), faclen)
+        self.regression = bool(getattr(est, "_is_regressor", False))
+        self.classes = None if self.regression else [
+            c.item() if hasattr(c, "item") else c for c in est.classes_]
+        if self.regression:
+            preds = [v.predicted for v in views]
+            self.vmin, self.vmax = min(preds), max(preds)
+        self.total = node_view(est, 0).weighted_n_samples
+
+    def lines(self, view, extra, digits):
+        """:func:`node_lines` of ``view`` with this drawing's totals and classes."""
+        return node_lines(view, self.est, extra, digits, total=self.total,
+                          classes=self.classes)
+
+    def split(self, view, digits):
+        """:func:`split_parts` of ``view`` with this drawing's abbreviations."""
+        return split_parts(view, digits, self.var, self.fac)
+
+    def fill(self, view):
+        """The box colour of ``view``: by value for a regressor, else by class."""
+        if self.regression:
+            return value_color(view.predicted, self.vmin, self.vmax)
+        return class_color(view, self.est, self.classes)

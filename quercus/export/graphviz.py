@@ -10,11 +10,9 @@ import subprocess
 import warnings
 from pathlib import Path
 
-from ..inspect import node_view
 from ._fonts import MissingFontWarning, cjk_font_family, needs_cjk
-from ._style import (abbreviate, categories_in, check_extra, check_fitted, check_param,
-                     class_color, count_leaves, ink, is_int, missing_short, node_lines,
-                     split_parts, subtree_views, value_color)
+from ._style import (DrawingContext, check_extra, check_fitted, check_param, count_leaves, ink,
+                     is_int, missing_short, subtree_views)
 
 __all__ = ["export_graphviz", "render"]
 
@@ -124,23 +122,15 @@ def export_graphviz(estimator, out_file=None, *, extra="auto", digits=2, varlen=
         fmt = _format_of(out_file, caller)
 
     views = subtree_views(estimator, node, max_depth, caller)
-    shown = {v.node for v in views}
-    var = abbreviate((v.feature for v in views if v.children), varlen)
-    fac = abbreviate(categories_in(views), faclen)
-    regression = bool(getattr(estimator, "_is_regressor", False))
-    classes = None if regression else [c.item() if hasattr(c, "item") else c
-                                       for c in estimator.classes_]
-    if regression:
-        preds = [v.predicted for v in views]
-        vmin, vmax = min(preds), max(preds)
-    total = node_view(estimator, 0).weighted_n_samples
+    ctx = DrawingContext(estimator, views, varlen, faclen)
+    shown = ctx.shown
 
     nodes, edges, texts = [], [], []
     for v in views:
-        lines = node_lines(v, estimator, extra, digits, total=total, classes=classes)
+        lines = ctx.lines(v, extra, digits)
         attrs = {}
         if v.children:
-            name, conds = split_parts(v, digits, var, fac)
+            name, conds = ctx.split(v, digits)
             if all(c in shown for c in v.children):
                 lines.append(_question(v, name))
                 if show_missing and v.missing:
@@ -155,8 +145,7 @@ def export_graphviz(estimator, out_file=None, *, extra="auto", digits=2, varlen=
         texts.extend(lines)
         attrs["label"] = _q("\n".join(lines))
         if filled:
-            fill = (value_color(v.predicted, vmin, vmax) if regression
-                    else class_color(v, estimator, classes))
+            fill = ctx.fill(v)
             attrs["fillcolor"] = _q(fill)
             if ink(fill) != "#000000":
                 attrs["fontcolor"] = _q(ink(fill))

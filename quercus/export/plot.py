@@ -11,11 +11,10 @@ user's matplotlib settings are left alone.
 import warnings
 from dataclasses import dataclass, field
 
-from ..inspect import iter_shape, node_view
+from ..inspect import iter_shape
 from ._fonts import cjk_font_family
-from ._style import (abbreviate, categories_in, check_extra, check_fitted, check_param,
-                     class_color, count_leaves, ink, is_int, missing_short, node_lines,
-                     split_parts, subtree_views, value_color)
+from ._style import (DrawingContext, check_extra, check_fitted, check_param, count_leaves, ink,
+                     is_int, missing_short, subtree_views)
 from .layout import tidy_x
 
 __all__ = ["plot_tree", "TreePlot", "TruncatedTreeWarning"]
@@ -239,33 +238,25 @@ def plot_tree(estimator, ax=None, *, type=2, extra="auto", under=False, fallen_l
         depth = fits[-1] if fits else 1
         truncated = True
     views = subtree_views(estimator, node, depth, caller)
-    shown = {v.node for v in views}
+    ctx = DrawingContext(estimator, views, varlen, faclen)
+    shown = ctx.shown
     root = views[0]
     by_id = {v.node: v for v in views}
     base_depth = root.depth
 
-    var = abbreviate((v.feature for v in views if v.children), varlen)
-    fac = abbreviate(categories_in(views), faclen)
-    regression = bool(getattr(estimator, "_is_regressor", False))
-    classes = None if regression else [c.item() if hasattr(c, "item") else c
-                                       for c in estimator.classes_]
-    if regression:
-        preds = [v.predicted for v in views]
-        vmin, vmax = min(preds), max(preds)
-    total = node_view(estimator, 0).weighted_n_samples
 
     # What each node shows: a stack of blocks ("box", lines) / ("split", [line]) /
     # ("under", lines), and a label for each branch to a child.
     blocks, edge_label, is_cut = {}, {}, set()
     for v in views:
-        lines = node_lines(v, estimator, extra, digits, total=total, classes=classes)
+        lines = ctx.lines(v, extra, digits)
         stack = []
         open_ = bool(v.children) and all(c in shown for c in v.children)
         if v.children and not open_:
             is_cut.add(v.node)
             lines = lines + [f"... {count_leaves(estimator, v.node)} leaves"]
         if open_:
-            name, conds = split_parts(v, digits, var, fac)
+            name, conds = ctx.split(v, digits)
             binary = v.kind != "multiway"
             if type in (0, 1, 2):
                 split = f"{name} {conds[0]}" if binary else f"{name} = ?"
@@ -475,8 +466,7 @@ def plot_tree(estimator, ax=None, *, type=2, extra="auto", under=False, fallen_l
         if kind == "box":
             v = by_id[n]
             if filled:
-                v_fill = (value_color(v.predicted, vmin, vmax) if regression
-                          else class_color(v, estimator, classes))
+                v_fill = ctx.fill(v)
                 v_ink = ink(v_fill)
             patch = FancyBboxPatch((bx0, by0), bx1 - bx0, by1 - by0,
                                    boxstyle=f"round,pad=0,rounding_size={0.35 * _REF}",
