@@ -15,7 +15,8 @@ import numpy as np
 from . import _memory
 from ._binning import lazy_features
 from ._kernels.absolute import ae_category_order, ae_search_node
-from ._kernels.criteria import ABSOLUTE_ERROR, ENTROPY, GINI, POISSON, SQUARED_ERROR, impurity
+from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR, impurity,
+                                criterion_code)  # noqa: F401 (criterion_code: re-export)
 from ._kernels.histograms import (class_totals, feature_histogram, fill_histograms,
                                   subtract_histograms)
 from ._kernels.partition import route, scatter
@@ -31,9 +32,6 @@ from ._kernels.selection import choose_split
 from ._threads import in_order, over_features
 from ._tree import TreeArrays, TreeBuilder
 
-CRITERION_CODES = {"entropy": ENTROPY, "gain_ratio": ENTROPY, "gini": GINI,
-                   "squared_error": SQUARED_ERROR, "poisson": POISSON,
-                   "absolute_error": ABSOLUTE_ERROR}
 MISSING_CODES = {"fractional": FRACTIONAL, "surrogate": SURROGATE, "learned": LEARNED}
 _EPSILON = np.finfo(np.float64).eps
 # Features with at most this many bins (missing bin included) keep dense histograms that
@@ -125,11 +123,6 @@ class GrowConfig:
     strict: bool = True          # pre-pruning splits only on a strict improvement
     priority: np.ndarray = None  # class tie-break order (first appearance)
     surrogates_always: bool = True  # False: surrogates only where the node has missing values
-
-
-def criterion_code(name):
-    """'entropy' and 'gain_ratio' score with entropy, 'gini' with the Gini index, ..."""
-    return CRITERION_CODES[name]
 
 
 @dataclass

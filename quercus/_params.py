@@ -8,11 +8,13 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
-CRITERIA = ("entropy", "gain_ratio", "gini")
+from ._kernels.criteria import CLASSIFICATION, REGRESSION, names
+
+CRITERIA = names(CLASSIFICATION)  # (the criterion registry's)
 
 # RealNotInt: the int 1 is a count, never "a fraction of 1.0" (scikit-learn's rule).
 
-REGRESSION_CRITERIA = ("squared_error", "absolute_error", "poisson")
+REGRESSION_CRITERIA = names(REGRESSION)
 
 TREE_PARAMS = {
     "criterion": [StrOptions(set(CRITERIA))],

@@ -1,17 +1,23 @@
-"""Impurity criteria over weighted class-count vectors.
+"""The split criteria: one registry that the parameters, the grower, the kernels,
+``explain`` and the model files all read.
 
-Every split in quercus is scored from a ``branch_stats[branch, class]`` array of weighted
-class counts. One function, chosen by an integer criterion code, serves ID3 (information
-gain), C4.5 (gain and split information for the gain ratio) and CART (Gini decrease).
+Every split in quercus is scored from a ``branch_stats[branch, stat]`` array: weighted
+class counts for a classification criterion, ``(sum w, sum w*y, sum w*y2)`` for a
+regression one (y2 = y*y for squared error, y*log(y) for Poisson). A criterion is one row
+of :data:`REGISTRY`; the kernels take its integer ``code`` (never a function: closures
+defeat caching) and read what they need to know about it from tables indexed by that code,
+never from the order of the codes. Adding a criterion is one row here, its scoring
+branch in :func:`impurity` (a node's impurity) or :func:`split_gain` (a split's gain from
+its branches), and its tests.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 
 from ._jit import inner, kernel
 
-# Criterion codes: kernels take integers, never functions (closures defeat caching).
-# Classification criteria read ``stats[k]`` = weight of class k; regression criteria read
-# ``stats = (sum w, sum w*y, sum w*y2)`` with y2 = y*y (squared error) or y*log(y) (Poisson).
+# Kernel codes (any order: what they mean is in the registry's tables below).
 ENTROPY = 0
 GINI = 1
 SQUARED_ERROR = 2
@@ -19,13 +25,125 @@ POISSON = 3
 ABSOLUTE_ERROR = 4  # scored from sorted samples (see absolute.py); stats as squared error
 N_REG_STATS = 3
 
+CLASSIFICATION = "classification"
+REGRESSION = "regression"
+
+
+class Criterion(NamedTuple):
+    """One criterion: what ``criterion=name`` means everywhere.
+
+    ``scan`` says how a numeric feature's thresholds are scored: ``"mass"`` by the
+    one-pass incremental formula of the children's impurity (entropy, Gini, squared
+    error), ``"pair"`` from both branches' stats at every boundary, ``"sorted"`` by a
+    search of its own over the node's sorted samples (absolute error). ``leaf`` is what a
+    leaf predicts; ``max_classes`` the most classes it can separate (0: any).
+    """
+
+    name: str
+    code: int
+    task: str
+    leaf: str
+    scan: str
+    gain_ratio: bool = False     # C4.5's rule: best ratio among the above-average gains
+    positive_mean: bool = False  # a child needs a positive mean target (Poisson)
+    direct_gain: bool = False    # the gain is split_gain's, not a decrease of impurity
+    max_classes: int = 0
+    summary: str = ""
+
+
+REGISTRY = {c.name: c for c in (
+    Criterion("entropy", ENTROPY, CLASSIFICATION, "class weights", "mass",
+              summary="information gain (ID3): entropy in bits"),
+    Criterion("gain_ratio", ENTROPY, CLASSIFICATION, "class weights", "mass", gain_ratio=True,
+              summary="gain ratio (C4.5): information gain over split information"),
+    Criterion("gini", GINI, CLASSIFICATION, "class weights", "mass",
+              summary="Gini index decrease (CART)"),
+    Criterion("squared_error", SQUARED_ERROR, REGRESSION, "mean", "mass",
+              summary="variance decrease (CART regression)"),
+    Criterion("absolute_error", ABSOLUTE_ERROR, REGRESSION, "median", "sorted",
+              summary="mean absolute deviation from the median"),
+    Criterion("poisson", POISSON, REGRESSION, "mean", "pair", positive_mean=True,
+              summary="half Poisson deviance decrease (counts, rates)"),
+)}
+
+
+def _table(has):
+    """A table of one property of every criterion, indexed by kernel code."""
+    out = np.zeros(1 + max(c.code for c in REGISTRY.values()), dtype=np.bool_)
+    for c in REGISTRY.values():
+        out[c.code] = has(c)
+    return out
+
+
+# What the kernels ask of a criterion (numba freezes global arrays as constants).
+_IS_REGRESSION = _table(lambda c: c.task == REGRESSION)
+_MASS_SCAN = _table(lambda c: c.scan == "mass")
+_POSITIVE_MEAN = _table(lambda c: c.positive_mean)
+_DIRECT_GAIN = _table(lambda c: c.direct_gain)
+
 _LOG2 = np.log(2.0)
+
+
+def names(task):
+    """The criterion names of a task, in the registry's order.
+
+    Examples
+    --------
+    >>> names("regression")
+    ('squared_error', 'absolute_error', 'poisson')
+    """
+    return tuple(name for name, c in REGISTRY.items() if c.task == task)
+
+
+def criterion_code(name):
+    """The kernel code of criterion ``name``: 'entropy' and 'gain_ratio' score with
+    entropy, 'gini' with the Gini index, ...
+
+    Examples
+    --------
+    >>> criterion_code("gain_ratio") == criterion_code("entropy") == ENTROPY
+    True
+    """
+    return REGISTRY[name].code
+
+
+def check_classes(name, n_classes):
+    """Raise a ValueError naming ``criterion`` when it cannot separate ``n_classes``.
+
+    Examples
+    --------
+    >>> check_classes("gini", 10) is None  # Gini separates any number of classes
+    True
+    """
+    most = REGISTRY[name].max_classes
+    if most and n_classes > most:
+        raise ValueError(f"criterion={name!r} separates {'two' if most == 2 else most} "
+                         f"classes; got {n_classes} classes.")
+
+
+@inner
+def is_regression(criterion):
+    """Whether a criterion's stats are regression sums (else class weights)."""
+    return _IS_REGRESSION[criterion]
+
+
+@inner
+def mass_scan(criterion):
+    """Whether thresholds can be scored by the incremental one-pass formula
+    (``_mass_impurity`` in splits.py)."""
+    return _MASS_SCAN[criterion]
+
+
+@inner
+def needs_positive_mean(criterion):
+    """Whether each child needs a positive mean target (Poisson, scikit-learn's rule)."""
+    return _POSITIVE_MEAN[criterion]
 
 
 @inner
 def stats_weight(stats, criterion):
     """Total weight of a stats vector."""
-    if criterion > GINI:
+    if _IS_REGRESSION[criterion]:
         return stats[0]
     total = 0.0
     for k in range(stats.shape[0]):
@@ -38,11 +156,17 @@ def impurity(counts, criterion):
     """Impurity of one stats vector.
 
     Entropy in bits (``-sum p log2 p``) for ``ENTROPY``, ``1 - sum p^2`` for ``GINI``, the
-    weighted variance for ``SQUARED_ERROR`` (and ``ABSOLUTE_ERROR``'s histogram stand-in),
-    the mean half Poisson deviance ``sum w (y log(y/mean) - y + mean) / sum w`` for
-    ``POISSON``. Precondition: weights non-negative; zero weight has impurity 0.
+    weighted variance for ``SQUARED_ERROR`` (and ``ABSOLUTE_ERROR``'s histogram stand-in), the mean half Poisson
+    deviance ``sum w (y log(y/mean) - y + mean) / sum w`` for ``POISSON``. Precondition:
+    weights non-negative; zero weight has impurity 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(float(impurity(np.array([8.0, 9.0]), ENTROPY)), 3)  # the book's Ent(D)
+    0.998
     """
-    if criterion > GINI:
+    if _IS_REGRESSION[criterion]:
         w = counts[0]
         if w <= 0.0:
             return 0.0
@@ -71,6 +195,34 @@ def impurity(counts, criterion):
     return 1.0 - acc
 
 
+@inner
+def split_gain(branch_stats, criterion):
+    """The gain of a split from its branches' stats, for a criterion whose gain is not a
+    decrease of impurity (``direct_gain``): none yet."""
+    return 0.0
+
+
+@inner
+def pair_gain(a, b, criterion):
+    """:func:`split_gain` of the two branches ``a`` and ``b``, without allocating (hot
+    loop)."""
+    return 0.0
+
+
+@inner
+def split_loss(a, b, criterion):
+    """What a scan over boundaries minimises for the two branches ``a`` and ``b``: their
+    weighted mean impurity, or minus the gain of a ``direct_gain`` criterion (hot loop:
+    no allocation)."""
+    if _DIRECT_GAIN[criterion]:
+        return -pair_gain(a, b, criterion)
+    wa = stats_weight(a, criterion)
+    wb = stats_weight(b, criterion)
+    if wa + wb <= 0.0:
+        return 0.0
+    return (wa * impurity(a, criterion) + wb * impurity(b, criterion)) / (wa + wb)
+
+
 @kernel
 def split_scores(branch_stats, criterion):
     """Score a candidate split from its per-branch stats.
@@ -88,7 +240,16 @@ def split_scores(branch_stats, criterion):
         ``child_impurity`` is the weighted mean impurity of the branches (the book's
         conditional entropy or Gini_index(D, a)), ``decrease`` the parent impurity minus
         it (information gain for entropy, variance reduction for squared error),
-        ``split_info`` the intrinsic value IV(a) in bits.
+        ``split_info`` the intrinsic value IV(a) in bits. A ``direct_gain`` criterion's
+        decrease is its gain, and its child impurity the parent's minus that gain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> texture = np.array([[7.0, 2.0], [1.0, 4.0], [0.0, 3.0]])  # the book's 纹理
+    >>> child, gain, iv = split_scores(texture, ENTROPY)
+    >>> round(float(gain), 3), round(float(iv), 3)
+    (0.381, 1.447)
     """
     n_branches, n_classes = branch_stats.shape
     parent = np.zeros(n_classes)
@@ -105,4 +266,7 @@ def split_scores(branch_stats, criterion):
         if frac > 0.0:
             child += frac * impurity(branch_stats[b], criterion)
             split_info -= frac * np.log(frac) / _LOG2
+    if _DIRECT_GAIN[criterion]:
+        gain = split_gain(branch_stats, criterion)
+        return impurity(parent, criterion) - gain, gain, split_info
     return child, impurity(parent, criterion) - child, split_info

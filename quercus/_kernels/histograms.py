@@ -7,12 +7,12 @@ samples, in ascending bin order, with their weighted class counts and sample cou
 import numpy as np
 
 from ._jit import inner, kernel
-from .criteria import GINI
+from .criteria import is_regression
 
 
 @inner
 def _accumulate(hist, row, y, y2, w, criterion):
-    if criterion > GINI:
+    if is_regression(criterion):
         hist[row, 0] += w
         hist[row, 1] += w * y
         hist[row, 2] += w * y2

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._jit import kernel
-from .criteria import GINI
+from .criteria import is_regression
 from .splits import CAT_BINARY, CAT_SUBSET, NUMERIC
 
 
@@ -76,7 +76,7 @@ def scatter(idx, wi, branch, n_children, shares, y, y2, n_stats, criterion, unit
             if not unit:
                 out_w[pos[c]] = w
             pos[c] += 1
-            if criterion > GINI:
+            if is_regression(criterion):
                 stats[c, 0] += w
                 stats[c, 1] += w * y[s]
                 stats[c, 2] += w * y2[s]

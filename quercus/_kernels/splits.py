@@ -22,7 +22,8 @@ Which feature wins is decided by ``selection.choose_split``.
 import numpy as np
 
 from ._jit import inner, kernel
-from .criteria import GINI, POISSON, SQUARED_ERROR, impurity, split_scores, stats_weight
+from .criteria import (GINI, SQUARED_ERROR, is_regression, mass_scan, needs_positive_mean,
+                       split_loss, split_scores, stats_weight)
 from .histograms import (compact_histogram, feature_histogram, known_and_missing_totals,
                          slice_histogram, slice_positions)
 
@@ -149,22 +150,12 @@ def midpoint_of_rows(xv, row_stride, col_stride, x_rows, left, right, f):
 
 
 @inner
-def _child_impurity(a, b, criterion):
-    """Weighted mean impurity of two branches, without allocating (hot loop)."""
-    wa = stats_weight(a, criterion)
-    wb = stats_weight(b, criterion)
-    if wa + wb <= 0.0:
-        return 0.0
-    return (wa * impurity(a, criterion) + wb * impurity(b, criterion)) / (wa + wb)
-
-
-@inner
 def _branch_ok(a, b, n_a, n_b, criterion, min_leaf_n, min_leaf_w):
     if n_a < min_leaf_n or n_b < min_leaf_n:
         return False
     if stats_weight(a, criterion) < min_leaf_w or stats_weight(b, criterion) < min_leaf_w:
         return False
-    if criterion == POISSON and (a[1] <= 1e-12 or b[1] <= 1e-12):
+    if needs_positive_mean(criterion) and (a[1] <= 1e-12 or b[1] <= 1e-12):
         return False  # a Poisson child needs a positive mean (scikit-learn's rule)
     return True
 
@@ -253,7 +244,7 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
         left_n += n[b]
         for k in range(n_stats):
             left[k] += counts[b, k]
-    if not learned and criterion != POISSON:
+    if not learned and mass_scan(criterion):
         return _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n,
                            min_leaf_w, lo_t, hi_t, best_left), -1, best_left
     right = np.empty(n_stats)
@@ -267,7 +258,7 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
         right_n = total_n - left_n
         if not learned:
             if _branch_ok(left, right, left_n, right_n, criterion, min_leaf_n, min_leaf_w):
-                child = _child_impurity(left, right, criterion)
+                child = split_loss(left, right, criterion)
                 if lower(child, best_child):
                     best_t, best_dir, best_child = t, -1, child
                     _copy_into(best_left, left)
@@ -280,14 +271,14 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
             nl = left_n + (n_miss if d == 0 else 0)
             nr = right_n + (n_miss if d == 1 else 0)
             if _branch_ok(la, ra, nl, nr, criterion, min_leaf_n, min_leaf_w):
-                child = _child_impurity(la, ra, criterion)
+                child = split_loss(la, ra, criterion)
                 if lower(child, best_child):
                     best_t, best_dir, best_child = t, d, child
                     _copy_into(best_left, left)
     if learned and hi_t == nb - 1:
         # Every known value left, the missing ones right.
         if _branch_ok(total, miss, total_n, n_miss, criterion, min_leaf_n, min_leaf_w):
-            child = _child_impurity(total, miss, criterion)
+            child = split_loss(total, miss, criterion)
             if lower(child, best_child):
                 best_t, best_dir, best_child = nb - 1, 1, child
                 _copy_into(best_left, total)
@@ -301,7 +292,7 @@ def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, 
     entropy, squared error): branch weights kept as scalars and each child's impurity in
     one pass over its stats. ``left`` holds rows ``0..lo_t - 1`` on entry; ``best_left``
     gets its value at the best boundary."""
-    regression = criterion > GINI
+    regression = is_regression(criterion)
     total_w = stats_weight(total, criterion)
     left_w = stats_weight(left, criterion)
     best_t = np.int64(-1)
@@ -354,7 +345,8 @@ def _row_weight(counts, t):
 @kernel(inline="always")
 def _mass_impurity(left, w, total, sign, criterion):
     """``w`` times the impurity of the left branch (``sign`` 1) or of the right one,
-    ``total - left`` (``sign`` -1), whose weight is ``w`` > 0."""
+    ``total - left`` (``sign`` -1), whose weight is ``w`` > 0: squared error, Gini or
+    entropy, the criteria whose ``scan`` is "mass" (the registry's)."""
     if criterion == SQUARED_ERROR:
         s1 = left[1] if sign > 0 else total[1] - left[1]
         s2 = left[2] if sign > 0 else total[2] - left[2]
@@ -517,7 +509,7 @@ def best_split_one_vs_rest(bins, counts, n, miss, n_miss, criterion, missing_mod
             nr = total_n - n[b] + (n_miss if d == 1 else 0)
             if not _branch_ok(left, right, nl, nr, criterion, min_leaf_n, min_leaf_w):
                 continue
-            child = _child_impurity(left, right, criterion)
+            child = split_loss(left, right, criterion)
             if lower(child, best_child):
                 best_child, best_b, best_d = child, b, d
     if best_b < 0:
@@ -644,7 +636,7 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
             # stored as a subset split with all present categories on the left.
             known = _prefix(kc, nk - 1)
             if _branch_ok(known, miss, kn.sum(), n_miss, criterion, min_leaf_n, min_w_bin):
-                alt = _child_impurity(known, miss, criterion)
+                alt = split_loss(known, miss, criterion)
                 if not ok or lower(alt, c):
                     c2, d2, s2 = _final_scores(known, np.zeros(n_stats), miss, n_miss, np.int64(1),
                                                criterion, missing_mode)
@@ -692,7 +684,7 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
     pos, starts = slice_positions(codes_f, idx, shift, n_slices)
     dense = np.zeros((width, n_stats))  # each bin cleared once read (see slice_histogram)
     dense_n = np.zeros(width, dtype=np.int64)
-    regression = criterion > GINI
+    regression = is_regression(criterion)
     left = np.zeros(n_stats)
     best_left = np.zeros(n_stats)
     left_w = 0.0
@@ -760,7 +752,7 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
                 numeric = not is_cat[f]
             if (stream_bins > 0 and numeric and nbf + 1 > stream_bins
                     and nbf + 1 <= 4 * m + 256 and hist_offsets[f + 1] == hist_offsets[f]
-                    and criterion != POISSON and uniforms[i] < 0.0):
+                    and mass_scan(criterion) and uniforms[i] < 0.0):
                 r = stream_numeric(codes[:, f], idx, wi, y, y2, nbf,
                                    bin_lo[bin_offsets[f]:bin_offsets[f + 1]],
                                    bin_hi[bin_offsets[f]:bin_offsets[f + 1]], n_stats,
