@@ -24,9 +24,9 @@ from ._kernels.splits import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, 
                               MULTIWAY, NUMERIC, SURROGATE, TIE_EPS, _split_missing, at_least,
                               category_order, resolve_threshold, search_features,
                               unpack_search)
-from ._kernels.subtree import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, IMPURITY,
-                               KIND, MISSING_CHILD, MISSING_MODE, N_CHILDREN, N_SAMPLES, RHO,
-                               THRESHOLD, VALUE, WEIGHT, grow_subtree)
+from ._kernels.schema import (CAT_MAP_START, FIRST_CHILD, FLOAT_COLUMNS, INT_COLUMNS, VALUE,
+                              leaf_defaults)
+from ._kernels.subtree import grow_subtree
 from ._kernels.surrogates import all_surrogates
 from ._kernels.selection import choose_split
 from ._threads import in_order, over_features
@@ -517,20 +517,16 @@ def _table_tree(ints, flts, count, cat_map):
     tables below a lone root gives, without the builder."""
     ints, flts = ints[:count], flts[:count]
     col = np.ascontiguousarray  # (TreeArrays keeps an array already of its field's type)
-    first_child = ints[:, FIRST_CHILD].copy()
+    fields = {name: np.full(count, value) for name, value in leaf_defaults().items()}
+    fields.update({name: col(ints[:, j]) for j, name in enumerate(INT_COLUMNS)})
+    fields.update({name: col(flts[:, j]) for j, name in enumerate(FLOAT_COLUMNS)})
+    fields["value"] = col(flts[:, VALUE:])
+    first_child = fields["first_child"]
     first_child[first_child >= 0] += 1
     empty = np.zeros(0)
-    return TreeArrays(
-        kind=ints[:, KIND], feature=col(ints[:, FEATURE]), threshold=col(flts[:, THRESHOLD]),
-        category=col(ints[:, CATEGORY]), first_child=first_child,
-        n_children=col(ints[:, N_CHILDREN]), depth=col(ints[:, DEPTH]),
-        n_node_samples=ints[:, N_SAMPLES], weighted_n_node_samples=col(flts[:, WEIGHT]),
-        impurity=col(flts[:, IMPURITY]), value=col(flts[:, VALUE:]),
-        missing_mode=ints[:, MISSING_MODE], missing_child=col(ints[:, MISSING_CHILD]),
-        sur_start=np.zeros(count, dtype=np.int32), sur_count=np.zeros(count, dtype=np.int32),
-        rho=col(flts[:, RHO]), cat_map_start=col(ints[:, CAT_MAP_START]), cat_map=cat_map,
-        sur_feature=empty, sur_kind=empty, sur_threshold=empty, sur_category=empty,
-        sur_flip=empty, sur_agreement=empty)
+    return TreeArrays(**fields, cat_map=cat_map, sur_feature=empty, sur_kind=empty,
+                      sur_threshold=empty, sur_category=empty, sur_flip=empty,
+                      sur_agreement=empty)
 
 
 def _splice(tree, node, ints, flts, count, cat_map):
@@ -544,16 +540,11 @@ def _splice(tree, node, ints, flts, count, cat_map):
     internal = ints[:, FIRST_CHILD] >= 0
     ints[internal, FIRST_CHILD] += first
     ints[ints[:, CAT_MAP_START] >= 0, CAT_MAP_START] += len(tree.flat["cat_map"])
-    for name, col in (("kind", KIND), ("feature", FEATURE), ("category", CATEGORY),
-                      ("first_child", FIRST_CHILD), ("n_children", N_CHILDREN),
-                      ("depth", DEPTH), ("n_node_samples", N_SAMPLES),
-                      ("missing_child", MISSING_CHILD), ("cat_map_start", CAT_MAP_START),
-                      ("missing_mode", MISSING_MODE)):
-        tree[name][rows] = ints[:, col]
+    for j, name in enumerate(INT_COLUMNS):
+        tree[name][rows] = ints[:, j]
     tree["sur_start"][rows[internal]] = len(tree.flat["sur_feature"])
-    for name, col in (("threshold", THRESHOLD), ("weighted_n_node_samples", WEIGHT),
-                      ("impurity", IMPURITY), ("rho", RHO)):
-        tree[name][rows] = flts[:count, col]
+    for j, name in enumerate(FLOAT_COLUMNS):
+        tree[name][rows] = flts[:count, j]
     tree["value"][rows] = flts[:count, VALUE:]
     tree.flat["cat_map"].extend(cat_map)
 

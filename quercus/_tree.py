@@ -7,86 +7,31 @@ no refit. An empty multiway branch (a category with no training sample at that n
 leaf with zero samples whose ``value`` is its parent's, the textbook's rule.
 """
 
-from dataclasses import dataclass
+from dataclasses import make_dataclass
 
 import mmap
 
 import numpy as np
 
-from ._kernels.splits import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
+from ._kernels.schema import (ALL_FIELDS, FLAT_FIELDS, KIND_NAMES, LEAF,  # noqa: F401
+                              MISSING_NAMES, NODE_FIELDS, ROUTING_FIELDS, Routing,
+                              leaf_defaults)
 
 SCHEMA_VERSION = 1
-KIND_NAMES = {LEAF: "leaf", NUMERIC: "numeric", MULTIWAY: "multiway",
-              CAT_BINARY: "categorical_binary", CAT_SUBSET: "categorical_subset"}
-MISSING_NAMES = {0: "fractional", 1: "surrogate", 2: "learned"}
 
-# One entry per node. Node links, codes, counts of children and offsets into the flat
-# arrays are int32 (a tree has fewer than 2**31 nodes and its flat arrays fewer entries: both
-# are checked), sample counts int64: a deep tree's nodes are most of a fit's memory after the
-# binned matrix.
-_FIELDS = {
-    "kind": np.int8, "feature": np.int32, "threshold": np.float64, "category": np.int32,
-    "first_child": np.int32, "n_children": np.int32, "depth": np.int32,
-    "n_node_samples": np.int64, "weighted_n_node_samples": np.float64,
-    "impurity": np.float64, "value": np.float64,
-    # How a missing value is routed: missing_mode (fractional / surrogate / learned), the
-    # child offset it joins (-1: none), and this node's surrogates sur_start..+sur_count.
-    "missing_mode": np.int8, "missing_child": np.int32, "sur_start": np.int32,
-    "sur_count": np.int32, "rho": np.float64,
-    # Ordered categorical splits: child (0 or 1) of each category code at
-    # cat_map[cat_map_start:], one byte each (a feature of many categories adds an entry
-    # for each at every ordered split on it).
-    "cat_map_start": np.int32,
-}
+# The schema's fields by name: their types (the node schema, quercus._kernels.schema).
+_FIELDS = {f.name: f.dtype for f in NODE_FIELDS}
+_FLAT = {f.name: f.dtype for f in FLAT_FIELDS}
+_ALL_FIELDS = {**_FIELDS, **_FLAT}
 MAX_TREE_NODES = np.iinfo(np.int32).max
 # A tree expected to take this many bytes grows in memory maps (TreeBuilder.expect).
 MAP_MIN_BYTES = 32 << 20
 # Bytes of a node's fields but its value (8 more per class or output).
 _NODE_BYTES = sum(np.dtype(dt).itemsize for name, dt in _FIELDS.items() if name != "value")
-# Flat arrays shared by all nodes.
-_FLAT = {
-    "cat_map": np.int8, "sur_feature": np.int64, "sur_kind": np.int8,
-    "sur_threshold": np.float64, "sur_category": np.int64, "sur_flip": np.int8,
-    "sur_agreement": np.float64,
-}
-# Every stored array of a tree: the per-node fields, then the flat ones.
-_ALL_FIELDS = {**_FIELDS, **_FLAT}
 
 
-@dataclass
-class TreeArrays:
-    """Parallel arrays of a fitted tree; index 0 is the root.
-
-    ``feature`` is -1 and ``threshold`` 0 on leaves; ``category`` is the code ``v`` of a
-    ``a == v`` split (``CAT_BINARY``), -1 elsewhere. ``rho`` is the known-weight fraction of
-    the split attribute at the node. ``value`` is (n_nodes, n_classes) class weights for a
-    classifier, (n_nodes, 1) the prediction (mean or median) for a regressor.
-    """
-
-    kind: np.ndarray
-    feature: np.ndarray
-    threshold: np.ndarray
-    category: np.ndarray
-    first_child: np.ndarray
-    n_children: np.ndarray
-    depth: np.ndarray
-    n_node_samples: np.ndarray
-    weighted_n_node_samples: np.ndarray
-    impurity: np.ndarray
-    value: np.ndarray
-    missing_mode: np.ndarray
-    missing_child: np.ndarray
-    sur_start: np.ndarray
-    sur_count: np.ndarray
-    rho: np.ndarray
-    cat_map_start: np.ndarray
-    cat_map: np.ndarray
-    sur_feature: np.ndarray
-    sur_kind: np.ndarray
-    sur_threshold: np.ndarray
-    sur_category: np.ndarray
-    sur_flip: np.ndarray
-    sur_agreement: np.ndarray
+class _TreeArraysMethods:
+    """What a fitted tree does; :class:`TreeArrays` adds its arrays, one per schema field."""
 
     def __post_init__(self):
         for name in ("cat_map", "sur_feature"):  # the int32 offsets must reach every entry
@@ -128,11 +73,8 @@ class TreeArrays:
         return state
 
     def kernel_args(self):
-        """The arrays the routing kernels take, in their order."""
-        return (self.kind, self.feature, self.threshold, self.category, self.first_child,
-                self.n_children, self.missing_mode, self.missing_child, self.cat_map_start,
-                self.cat_map, self.sur_start, self.sur_count, self.sur_feature,
-                self.sur_kind, self.sur_threshold, self.sur_category, self.sur_flip)
+        """The arrays the routing kernels take: a :data:`Routing` record."""
+        return Routing(*(getattr(self, name) for name in ROUTING_FIELDS))
 
     @property
     def node_count(self):
@@ -175,6 +117,18 @@ class TreeArrays:
                 f"this quercus reads version {SCHEMA_VERSION}.")
         return cls(**{name: np.asarray(data[name], dtype=dt)
                       for name, dt in _ALL_FIELDS.items()})
+
+
+TreeArrays = make_dataclass(
+    "TreeArrays", [(f.name, np.ndarray) for f in ALL_FIELDS], bases=(_TreeArraysMethods,),
+    namespace={"__module__": __name__, "__doc__": """Parallel arrays of a fitted tree, one
+    per field of the node schema (:mod:`quercus._kernels.schema`); index 0 is the root.
+
+    ``feature`` is -1 and ``threshold`` 0 on leaves; ``category`` is the code ``v`` of a
+    ``a == v`` split (``CAT_BINARY``), -1 elsewhere. ``rho`` is the known-weight fraction of
+    the split attribute at the node. ``value`` is (n_nodes, n_classes) class weights for a
+    classifier, (n_nodes, 1) the prediction (mean or median) for a regressor.
+    """})
 
 
 class FlatArray:
@@ -233,6 +187,9 @@ class FlatArray:
         data, self._data = self._data, None
         data.resize(self._n, refcheck=False)  # shrunk in place, no copy
         return data
+
+
+_LEAF = leaf_defaults()
 
 
 def _mapped(shape, dtype):
@@ -346,15 +303,8 @@ class TreeBuilder:
         first = self.count
         a = self._arrays
         sl = slice(first, first + n_new)
-        for arr in a.values():  # slots can be reused after an undone split
-            arr[sl] = 0
-        a["kind"][sl] = LEAF
-        a["feature"][sl] = -1
-        a["category"][sl] = -1
-        a["first_child"][sl] = -1
-        a["missing_child"][sl] = -1
-        a["cat_map_start"][sl] = -1
-        a["rho"][sl] = 1.0
+        for name, value in _LEAF.items():  # (slots are reused after an undone split)
+            a[name][sl] = value
         a["depth"][sl] = depth
         self.count += n_new
         return first

@@ -24,27 +24,13 @@ import numpy as np
 from ._jit import inner, kernel
 from .criteria import (GINI, SQUARED_ERROR, is_regression, mass_scan, needs_positive_mean,
                        split_loss, split_scores, stats_weight)
+from .schema import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED,  # noqa: F401
+                     CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, NUMERIC, SURROGATE)
 from .histograms import (compact_histogram, feature_histogram, known_and_missing_totals,
                          slice_histogram, slice_positions)
 
 _LOG2 = np.log(2.0)
 
-# Node kinds of the fitted tree; also the split kinds returned by the search.
-LEAF = 0
-NUMERIC = 1
-MULTIWAY = 2
-CAT_BINARY = 3
-CAT_SUBSET = 4
-
-# Categorical split modes.
-CAT_MULTIWAY = 0
-CAT_ONE_VS_REST = 1
-CAT_ORDERED = 2
-
-# Missing-value modes (also stored per node of the fitted tree).
-FRACTIONAL = 0
-SURROGATE = 1
-LEARNED = 2
 
 # Tolerance for "strictly better": floating sums of tied splits differ in the last bits,
 # and ties must go to the first candidate (smallest threshold, first category). Relative to

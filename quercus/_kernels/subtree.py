@@ -19,17 +19,13 @@ from .histograms import (build_histograms, compact_histogram, feature_histogram,
                          sorted_histogram, sorted_positions, subtract_histograms)
 from .partition import route, scatter
 from .selection import choose_split
-from .splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, NUMERIC,
+from .splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY, NUMERIC,
                      TIE_EPS, _outputs, _split_missing, _store, _unpack, at_least,
                      category_order, midpoint_of_rows, resolve_threshold, score_histogram)
+from .schema import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, FLOAT_LEAF,
+                     IMPURITY, INT_LEAF, KIND, MISSING_CHILD, MISSING_MODE, N_CHILDREN,
+                     N_INT, N_SAMPLES, RHO, THRESHOLD, VALUE, WEIGHT)
 from .tables import grown, ordered_sum
-
-# Columns of the integer node table.
-KIND, FEATURE, CATEGORY, FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, \
-    CAT_MAP_START, MISSING_MODE = range(10)
-N_INT = 10
-# Columns of the float node table; the node's value follows from VALUE on.
-THRESHOLD, WEIGHT, IMPURITY, RHO, VALUE = range(5)
 
 _EPSILON = np.finfo(np.float64).eps
 # The most rows a subtree presorts: its orders hold positions in uint16.
@@ -43,16 +39,13 @@ def _new_nodes(ints, flts, count, n_new, depth):
         cap = max(ints.shape[0] + ints.shape[0] // 2, count + n_new)
         ints, flts = grown(ints, cap, count), grown(flts, cap, count)
     for j in range(count, count + n_new):
-        ints[j, :] = 0
-        flts[j, :] = 0.0
-        ints[j, KIND] = LEAF
-        ints[j, FEATURE] = -1
-        ints[j, CATEGORY] = -1
-        ints[j, FIRST_CHILD] = -1
-        ints[j, MISSING_CHILD] = -1
-        ints[j, CAT_MAP_START] = -1
+        for c in range(N_INT):
+            ints[j, c] = INT_LEAF[c]
+        for c in range(VALUE):
+            flts[j, c] = FLOAT_LEAF[c]
+        for c in range(VALUE, flts.shape[1]):
+            flts[j, c] = 0.0
         ints[j, DEPTH] = depth
-        flts[j, RHO] = 1.0
     return ints, flts
 
 
@@ -97,10 +90,9 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     threshold from the training matrix (``xv``, ``x_row_stride``, ``x_col_stride``,
     ``x_rows``: see :func:`resolve_threshold`; an empty ``xv`` when no feature needs it).
 
-    Returns (ints, flts, count, cat_map): the integer table (KIND, FEATURE, CATEGORY,
-    FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_CHILD, CAT_MAP_START and MISSING_MODE
-    columns), the float table (THRESHOLD, WEIGHT, IMPURITY, RHO, then the
-    value), the number of slots used and the categories' children of ordered splits.
+    Returns (ints, flts, count, cat_map): the node schema's integer and float tables
+    (columns ``schema.INT_COLUMNS``; ``schema.FLOAT_COLUMNS`` then the value), the number
+    of slots used and the categories' children of ordered splits.
     ``is_cat`` is None when no feature is categorical, as for :func:`search_node`.
     """
     n_out = 1 if regression else n_stats
