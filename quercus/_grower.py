@@ -20,12 +20,11 @@ from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR, impurity,
 from ._kernels.histograms import (class_totals, feature_histogram, fill_histograms,
                                   subtract_histograms)
 from ._kernels.partition import route, scatter
-from ._kernels.splits import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED,
-                              MULTIWAY, NUMERIC, SURROGATE, TIE_EPS, _split_missing, at_least,
-                              category_order, resolve_threshold, search_features,
-                              unpack_search)
-from ._kernels.schema import (CAT_MAP_START, FIRST_CHILD, FLOAT_COLUMNS, INT_COLUMNS, VALUE,
-                              leaf_defaults)
+from ._kernels.splits import (TIE_EPS, Candidates, _split_missing, at_least, category_order,
+                              resolve_threshold, search_features, unpack_search)
+from ._kernels.schema import (CAT_BINARY, CAT_MAP_START, CAT_MULTIWAY, CAT_SUBSET,
+                              FIRST_CHILD, FLOAT_COLUMNS, FRACTIONAL, INT_COLUMNS, LEARNED,
+                              MULTIWAY, NUMERIC, SURROGATE, VALUE, leaf_defaults)
 from ._kernels.subtree import grow_subtree
 from ._kernels.surrogates import all_surrogates
 from ._kernels.selection import choose_split
@@ -348,10 +347,10 @@ def grow(data, cfg, rng, validation=None):
         uniforms = (rng.random(features.size) if cfg.random_splitter
                     else np.full(features.size, -1.0))
         if cfg.criterion == ABSOLUTE_ERROR:
-            found, kind, _, dec, info, split_bin, thr, miss_dir, rho = ae_search_node(
+            cands = Candidates(*ae_search_node(
                 data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
                 features, idx, wi, data.y, cfg.cat_mode, cfg.missing_mode,
-                cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms)
+                cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms))
         else:
             hargs = _hist_args(data, layout, hist)
 
@@ -363,25 +362,26 @@ def grow(data, cfg, rng, validation=None):
                     cfg.min_weight_leaf, uniforms[pos], float(cfg.min_objects), *hargs,
                     stream)
 
-            found, kind, _, dec, info, split_bin, thr, miss_dir, rho = unpack_search(
+            cands = unpack_search(
                 *over_features(search, features.size, threads_for(m * features.size)))
-        best = choose_split(found, dec, info, cfg.gain_ratio)
+        best = choose_split(cands.found, cands.decrease, cands.split_info, cfg.gain_ratio)
         if best < 0:
             continue
-        if wi.sum() / total_w * dec[best] + TIE_EPS < cfg.min_impurity_decrease:
+        if wi.sum() / total_w * cands.decrease[best] + TIE_EPS < cfg.min_impurity_decrease:
             continue
         f = int(features[best])
-        k = int(kind[best])
-        threshold = float(thr[best])
+        k = int(cands.kind[best])
+        split_bin = int(cands.split_bin[best])
+        threshold = float(cands.threshold[best])
         if k == NUMERIC and np.isnan(threshold):
-            threshold = data.threshold_of(f, idx, int(split_bin[best]))
+            threshold = data.threshold_of(f, idx, split_bin)
         mark = (tree.count, len(stack), {k_: len(v) for k_, v in tree.flat.items()})
         # The node's rows are handed over, so that the split can drop them once they are
         # in its children's (at the root of a big fit, 16 bytes a row less at its peak).
         rows = [idx, wi]
         del idx, wi
-        _split_node(data, cfg, tree, stack, node, rows, used, f, k, int(split_bin[best]),
-                    threshold, int(miss_dir[best]), float(rho[best]), depth, val,
+        _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, threshold,
+                    int(cands.miss_dir[best]), float(cands.rho[best]), depth, val,
                     validation, (layout, hist), unit)
         if val is not None:
             pays, split_err, leaf_err = _split_pays_on_validation(data, cfg, tree, node, val,

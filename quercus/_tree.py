@@ -13,9 +13,8 @@ import mmap
 
 import numpy as np
 
-from ._kernels.schema import (ALL_FIELDS, FLAT_FIELDS, KIND_NAMES, LEAF,  # noqa: F401
-                              MISSING_NAMES, NODE_FIELDS, ROUTING_FIELDS, Routing,
-                              leaf_defaults)
+from ._kernels.schema import (ALL_FIELDS, FLAT_FIELDS, LEAF, NODE_FIELDS, ROUTING_FIELDS,
+                              Routing, leaf_defaults)
 
 SCHEMA_VERSION = 1
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._kernels.splits import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
-from ._tree import KIND_NAMES, MISSING_NAMES
+from ._kernels.schema import (CAT_BINARY, CAT_SUBSET, KIND_NAMES, LEAF, MISSING_NAMES,
+                              MULTIWAY, NUMERIC)
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from numba import prange
 
 from ._jit import inner, kernel
 from .tables import ordered_sum
-from .splits import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, CAT_SUBSET,
-                     LEARNED, MULTIWAY, NUMERIC, at_least, boundary_threshold, draw_boundary,
-                     lower)
+from .schema import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, CAT_SUBSET,
+                     LEARNED, MULTIWAY, NUMERIC)
+from .splits import at_least, boundary_threshold, draw_boundary, lower
 
 
 @inner

@@ -4,7 +4,7 @@ import numpy as np
 
 from ._jit import inner, kernel
 from .predict import path_lengths_and_nodes, stop_node_moments
-from .splits import LEAF
+from .schema import LEAF
 
 
 @kernel

@@ -4,7 +4,7 @@ import numpy as np
 
 from ._jit import kernel
 from .criteria import is_regression
-from .splits import CAT_BINARY, CAT_SUBSET, NUMERIC
+from .schema import CAT_BINARY, CAT_SUBSET, NUMERIC
 
 
 @kernel

@@ -4,7 +4,7 @@ import numpy as np
 
 from ._jit import inner, kernel
 from .predict import SPREAD, accumulate_into, child_branches, children_weight
-from .splits import LEAF
+from .schema import LEAF
 from .tables import grown, ordered_sum
 
 # Flags passed as np.bool_ values: a literal True / False would compile the callee again

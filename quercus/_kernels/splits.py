@@ -19,6 +19,8 @@ Missing values, by ``missing_mode``:
 Which feature wins is decided by ``selection.choose_split``.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._jit import inner, kernel
@@ -820,11 +822,8 @@ def search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, id
 
     Returns
     -------
-    found (bool), kind (int8), child_impurity, decrease, split_info (float64),
-    split_bin (int64: last left bin, the category ``v``, or the number of categories on the
-    left of an ordered split), threshold (float64), miss_dir (int64: the branch missing
-    values join under LEARNED, -1 otherwise), rho (float64: known weight fraction),
-    each of length ``len(features)``.
+    :class:`Candidates`: found (bool), kind (int8), child (impurity), decrease, split_info,
+    split_bin (int64), threshold, miss_dir (int64), rho, each of length ``len(features)``.
     """
     none = np.zeros(n_bins.shape[0] + 1, dtype=np.int64)
     return unpack_search(*search_features(
@@ -844,10 +843,28 @@ def unpack_search(found, kind, res, ints):
     >>> res = np.arange(10.0).reshape(2, 5)
     >>> ints = np.array([[3, -1], [4, 1]])
     >>> out = unpack_search(np.ones(2, bool), np.ones(2, np.int8), res, ints)
-    >>> out[3].tolist(), out[5].tolist(), out[7].tolist()
+    >>> out.decrease.tolist(), out.split_bin.tolist(), out.miss_dir.tolist()
     ([1.0, 6.0], [3, 4], [-1, 1])
     """
     r = np.ascontiguousarray(res.T)
     n = np.ascontiguousarray(ints.T)
-    return (found, kind, r[RES_CHILD], r[RES_DECREASE], r[RES_INFO], n[INT_BIN],
-            r[RES_THRESHOLD], n[INT_MISS_DIR], r[RES_RHO])
+    return Candidates(found, kind, r[RES_CHILD], r[RES_DECREASE], r[RES_INFO], n[INT_BIN],
+                      r[RES_THRESHOLD], n[INT_MISS_DIR], r[RES_RHO])
+
+
+class Candidates(NamedTuple):
+    """The best split of each searched feature at a node, one entry per feature: what
+    :func:`search_node` (and the absolute-error search) return. ``split_bin`` is the last
+    left bin, the category ``v`` of ``a == v``, or the number of categories on the left of
+    an ordered split; ``miss_dir`` the branch missing values join under LEARNED (-1
+    otherwise); ``rho`` the known weight fraction."""
+
+    found: np.ndarray
+    kind: np.ndarray
+    child: np.ndarray
+    decrease: np.ndarray
+    split_info: np.ndarray
+    split_bin: np.ndarray
+    threshold: np.ndarray
+    miss_dir: np.ndarray
+    rho: np.ndarray

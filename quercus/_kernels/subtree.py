@@ -19,12 +19,12 @@ from .histograms import (build_histograms, compact_histogram, feature_histogram,
                          sorted_histogram, sorted_positions, subtract_histograms)
 from .partition import route, scatter
 from .selection import choose_split
-from .splits import (CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY, NUMERIC,
-                     TIE_EPS, _outputs, _split_missing, _store, _unpack, at_least,
+from .splits import (TIE_EPS, _outputs, _split_missing, _store, _unpack, at_least,
                      category_order, midpoint_of_rows, resolve_threshold, score_histogram)
-from .schema import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, FLOAT_LEAF,
-                     IMPURITY, INT_LEAF, KIND, MISSING_CHILD, MISSING_MODE, N_CHILDREN,
-                     N_INT, N_SAMPLES, RHO, THRESHOLD, VALUE, WEIGHT)
+from .schema import (CAT_BINARY, CAT_MAP_START, CAT_SUBSET, CATEGORY, DEPTH, FEATURE,
+                     FIRST_CHILD, FLOAT_LEAF, FRACTIONAL, IMPURITY, INT_LEAF, KIND, LEARNED,
+                     MISSING_CHILD, MISSING_MODE, MULTIWAY, N_CHILDREN, N_INT, N_SAMPLES,
+                     NUMERIC, RHO, THRESHOLD, VALUE, WEIGHT)
 from .tables import grown, ordered_sum
 
 _EPSILON = np.finfo(np.float64).eps

@@ -5,7 +5,8 @@ import numpy as np
 from ._jit import kernel
 from .criteria import GINI
 from .histograms import feature_histogram
-from .splits import CAT_BINARY, NUMERIC, _split_missing, midpoint
+from .schema import CAT_BINARY, NUMERIC
+from .splits import _split_missing, midpoint
 
 
 @kernel(inline="always")
