@@ -9,14 +9,17 @@ from ._estimators import (
     ID3Classifier,
 )
 from ._config import config_context, get_config, set_config
-from ._persist import ModelFileError, load
+from ._persist import ModelFileError, load, register_own_format
 from ._prepare import DataWarning
 from ._prune_api import prune
+from ._version import __version__
 from .export import (export_code, export_dict, export_graphviz, export_html, export_rules,
                      export_text, plot_tree)
 from .linear import LogisticModelTree, LogisticRegression
 
-__version__ = "0.1.0"
+# The linear models' files have fields of their own, which their classes read.
+register_own_format(LogisticRegression, LogisticModelTree)
+
 
 __all__ = [
     "DecisionTreeClassifier",

@@ -5,11 +5,11 @@ import pandas as pd
 
 from . import _prepare
 from ._binning import bin_features
-from ._grower import (ABSOLUTE_ERROR, SQUARED_ERROR, BinnedData, criterion_code,
-                      bin_of_threshold, criterion_for_stats, node_surrogates,
-                      ordered_categories, route_by_surrogates, weighted_median)
+from ._grower import (ABSOLUTE_ERROR, SQUARED_ERROR, bin_of_threshold, criterion_code,
+                      criterion_for_stats, node_surrogates, ordered_categories,
+                      route_by_surrogates, weighted_median)
 from ._kernels.absolute import ae_search_node
-from ._kernels.criteria import ENTROPY, GINI, impurity, split_scores
+from ._kernels.criteria import ENTROPY, GINI, REGISTRY, impurity, split_scores
 from ._kernels.histograms import feature_histogram
 from ._kernels.partition import route, scatter
 from ._kernels.splits import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, FRACTIONAL,
@@ -17,6 +17,7 @@ from ._kernels.splits import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, FRACTIO
                               midpoint, search_node)
 from ._params import resolve_counts
 from ._kernels.selection import choose_split
+from ._target import Target
 
 CLASSIFIER_COLUMNS = ["feature", "split", "kind", "threshold", "category", "n_branches",
                       "rho", "entropy", "gain_known", "gain", "intrinsic_value", "gain_ratio",
@@ -85,6 +86,10 @@ class ExplainTable(pd.DataFrame):
     def _shown_columns(self):
         wanted = _SHOWN_REGRESSOR if "decrease" in self.columns else _SHOWN_CLASSIFIER
         cols = [c for c in wanted if c in self.columns]
+        own = [c for c in self.columns if own_gain_criterion(c) is not None]
+        if own and "gini_index" in cols:  # the criterion's own gain, after Gini's
+            at = cols.index("gini_index") + 1
+            cols = cols[:at] + own + cols[at:]
         if "rho" in cols and not (self["rho"] < 1).any():  # nothing missing at this node
             cols = [c for c in cols if c not in ("rho", "gain_known", "decrease_known")]
         if "above_average_gain" in cols and self["above_average_gain"].isna().all():
@@ -124,7 +129,7 @@ def cached_training_data(est):
     return data
 
 
-def _data_for(est, X, y, sample_weight):
+def _data_for(est, target, X, y, sample_weight):
     if X is None:
         if y is not None or sample_weight is not None:
             raise ValueError("explain(): pass X together with y (and sample_weight).")
@@ -139,7 +144,7 @@ def _data_for(est, X, y, sample_weight):
     X = _prepare.as_2d(X)
     X_enc = _prepare.encode(X, est.schema_)
     n = X_enc.shape[0]
-    y_f = np.asarray(est._encode_targets(y, n, "explain()"), dtype=np.float64)
+    y_f = np.asarray(target.encode(y, n, "explain()"), dtype=np.float64)
     w = _prepare.check_weights(sample_weight, X_enc.shape[0])
     keep = w > 0  # zero-weight rows take no part in a fit, so none in its explanation
     X_enc, y_f, w = X_enc[keep], y_f[keep], w[keep]
@@ -150,13 +155,7 @@ def _data_for(est, X, y, sample_weight):
         X_enc[X_enc[:, j] < 0, j] = len(schema.categories[j])
     cats = [None if c is None else np.append(c, "<unseen>") for c in schema.categories]
     bins = bin_features(X_enc, schema.is_categorical, cats, est.max_bins)
-    if est._is_regressor:
-        y2 = _prepare.second_statistic(y_f, est.criterion)
-        n_stats, n_out = 3, 1
-    else:
-        y2 = y_f
-        n_stats = n_out = len(est.classes_)
-    return BinnedData.from_bins(bins, schema.is_categorical.copy(), y_f, y2, w, n_stats, n_out)
+    return target.binned_data(bins, schema.is_categorical.copy(), y_f, w)
 
 
 def _descend(data, tree, node):
@@ -204,13 +203,29 @@ def _missing_branch(data, tree, node, sidx):
     return route_by_surrogates(data, surrogates, sidx, int(tree.missing_child[node]))
 
 
-def _classification_scores(stats, miss, rho):
+def _classification_scores(stats, miss, rho, own=None):
     ent_child, gain, _ = split_scores(stats, ENTROPY)
     gini_child, gini_dec, _ = split_scores(stats, GINI)
     iv = _info_with_missing(stats, miss, GINI)  # GINI: weights are row sums
-    return {"rho": rho, "entropy": ent_child, "gain_known": gain, "gain": rho * gain,
-            "intrinsic_value": iv, "gain_ratio": rho * gain / iv if iv > 0 else np.nan,
-            "gini_index": gini_child, "gini_decrease": rho * gini_dec}
+    scores = {"rho": rho, "entropy": ent_child, "gain_known": gain, "gain": rho * gain,
+              "intrinsic_value": iv, "gain_ratio": rho * gain / iv if iv > 0 else np.nan,
+              "gini_index": gini_child, "gini_decrease": rho * gini_dec}
+    if own is not None:  # a criterion scored by a gain of its own: a column of its name
+        scores[own.name] = rho * split_scores(stats, own.code)[1]
+    return scores
+
+
+def own_gain_criterion(name):
+    """The registry entry of criterion ``name`` when its splits are scored by a gain of its
+    own (which ``explain`` shows in a column of its name), else None.
+
+    Examples
+    --------
+    >>> own_gain_criterion("gini") is None  # Gini's gain is its impurity decrease
+    True
+    """
+    entry = REGISTRY.get(name)
+    return entry if entry is not None and entry.direct_gain else None
 
 
 def _regression_scores(stats, rho, crit, y_rows):
@@ -235,11 +250,12 @@ def explain_node(est, node, X=None, y=None, sample_weight=None):
     tree = est.tree_
     if not (isinstance(node, (int, np.integer)) and 0 <= node < tree.node_count):
         raise ValueError(f"node must be an integer in [0, {tree.node_count - 1}]; got {node!r}.")
-    data = _data_for(est, X, y, sample_weight)
+    target = Target.of(est)
+    data = _data_for(est, target, X, y, sample_weight)
     idx, wi, used = _descend(data, tree, node)
     schema = est.schema_
     names = schema.feature_names
-    reg = est._is_regressor
+    reg = target.regression
     crit = criterion_code(est.criterion)
     hist_crit = SQUARED_ERROR if crit == ABSOLUTE_ERROR else crit
     cat_mode = {"multiway": CAT_MULTIWAY, "binary": CAT_ONE_VS_REST,
@@ -247,6 +263,7 @@ def explain_node(est, node, X=None, y=None, sample_weight=None):
     _, msl, _ = resolve_counts(est, data.codes.shape[0], data.codes.shape[1])
     rows = []
     features = np.flatnonzero(~used).astype(np.int64)
+    own = None if reg else own_gain_criterion(est.criterion)
 
     def add(f, b, split, kind, thr, cat, branches, miss, n_ok, sample_sets):
         stats = np.vstack(branches)
@@ -254,7 +271,7 @@ def explain_node(est, node, X=None, y=None, sample_weight=None):
         total = (known.sum() if not reg else known) + (miss.sum() if not reg else miss[0])
         rho = (known.sum() if not reg else known) / total if total > 0 else 0.0
         scores = (_regression_scores(stats, rho, crit, sample_sets) if reg
-                  else _classification_scores(stats, miss, rho))
+                  else _classification_scores(stats, miss, rho, own))
         rows.append(dict(feature=names[f], split=split, kind=kind, threshold=thr,
                          category=cat, n_branches=int((stats.sum(axis=1) > 0).sum()),
                          valid=bool(n_ok), _f=f, _bin=b, **scores))
@@ -312,6 +329,9 @@ def explain_node(est, node, X=None, y=None, sample_weight=None):
                     add(f, int(bins[t]), f"{names[f]} <= {_fmt(thr)}", "numeric", thr, None,
                         [left[t], total - left[t]], miss, ok, sets)
     columns = REGRESSOR_COLUMNS if reg else CLASSIFIER_COLUMNS
+    if own is not None:
+        at = columns.index("gini_decrease") + 1
+        columns = columns[:at] + [own.name] + columns[at:]
     table = pd.DataFrame(rows, columns=[c for c in columns if c != "above_average_gain"]
                          + ["_f", "_bin"])
     if not reg:
@@ -329,7 +349,7 @@ def explain_node(est, node, X=None, y=None, sample_weight=None):
         table.attrs.update(entropy=float(impurity(stats, ENTROPY)),
                            gini=float(impurity(stats, GINI)),
                            distribution={c: float(v) for c, v in
-                                         zip(est.classes_.tolist(), stats)})
+                                         zip(target.classes.tolist(), stats)})
     out = ExplainTable(table.drop(columns=["_f", "_bin"]))
     out.attrs = dict(table.attrs)
     return out
@@ -369,10 +389,7 @@ def _mark(est, data, node, idx, wi, features, table, cat_mode, crit, hist_crit):
                                                       >= avg - 1e-12)
         table.attrs["average_gain"] = float(avg)
     winner = choose_split(found, dec, info, gain_ratio)
-    measure = {"gini": "Gini decrease", "entropy": "information gain",
-               "gain_ratio": "gain ratio among candidates with gain >= average",
-               "squared_error": "variance reduction", "poisson": "Poisson deviance decrease",
-               "absolute_error": "absolute error decrease"}[est.criterion]
+    measure = REGISTRY[est.criterion].measure
     if tree.kind[node] != 0:
         f = tree.feature[node]
         k = tree.kind[node]

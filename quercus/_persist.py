@@ -11,10 +11,14 @@ import math
 import numbers
 
 import numpy as np
+from sklearn.base import is_regressor
 
+from ._fit import FittedTree
 from ._kernels.splits import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
 from ._prepare import Schema
+from ._target import Target
 from ._tree import _ALL_FIELDS, _FIELDS, _FLAT, SCHEMA_VERSION, TreeArrays
+from ._version import __version__
 
 FORMAT = "quercus-model"
 FORMAT_VERSION = 1
@@ -41,7 +45,6 @@ def _floats(arr):
 
 def to_dict(est):
     """The fitted estimator as plain data (see :func:`save`)."""
-    from . import __version__
     t = est.tree_
     tree = {"schema_version": SCHEMA_VERSION}
     for name, dt in _ALL_FIELDS.items():
@@ -65,9 +68,10 @@ def to_dict(est):
         "pruning_report": [{k: _plain(v) for k, v in r.items()}
                            for r in getattr(est, "pruning_report_", [])],
     }
-    if not est._is_regressor:
-        out["classes"] = [_plain(c) for c in est.classes_]
-        out["class_priority"] = est._class_priority.tolist()
+    target = Target.of(est)
+    if not target.regression:
+        out["classes"] = [_plain(c) for c in target.classes]
+        out["class_priority"] = target.class_priority.tolist()
     return out
 
 
@@ -240,13 +244,44 @@ def _check_tree(t, schema, n_out):
         _fail("tree.weighted_n_node_samples", "must be finite and non-negative")
 
 
-# Estimators whose model files have fields of their own: their class's ``from_dict``.
-_OWN_FORMAT = ("LogisticRegression", "LogisticModelTree")
+# The estimators a model file may name, by class name. Each module registers its own (they
+# import this one to save, so this one imports none of them): a tree estimator with the
+# function that stores a FittedTree as its fitted state, an estimator whose files have
+# fields of their own with its class's ``from_dict``.
+_TREE_ESTIMATORS = {}
+_OWN_FORMAT = {}
+
+
+def register_tree_estimators(classes, set_fitted):
+    """Let model files name each of ``classes``: tree estimators whose fitted state
+    ``set_fitted(est, fitted)`` stores from a :class:`quercus._fit.FittedTree`.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> sorted(_TREE_ESTIMATORS)[:3]
+    ['C45Classifier', 'CARTClassifier', 'CARTRegressor']
+    """
+    for cls in classes:
+        _TREE_ESTIMATORS[cls.__name__] = (cls, set_fitted)
+
+
+def register_own_format(*classes):
+    """Let model files name each of ``classes``, whose files have fields of their own:
+    read (and checked) by the class's ``from_dict``.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> sorted(_OWN_FORMAT)
+    ['LogisticModelTree', 'LogisticRegression']
+    """
+    for cls in classes:
+        _OWN_FORMAT[cls.__name__] = cls.from_dict
 
 
 def from_dict(d):
     """An estimator from :func:`to_dict`'s plain data, every field checked."""
-    from . import _estimators
     if not isinstance(d, dict):
         _fail("the file", "must hold a JSON object")
     if d.get("format") != FORMAT:
@@ -257,15 +292,10 @@ def from_dict(d):
               f"{FORMAT_VERSION} (a newer quercus wrote the file?)")
     name = _require(d, "estimator", str, "")
     if name in _OWN_FORMAT:  # models with fields of their own read (and check) them
-        from . import linear
-        return getattr(linear, name).from_dict(d)
-    classes_ok = {c.__name__: c for c in (
-        _estimators.DecisionTreeClassifier, _estimators.ID3Classifier,
-        _estimators.C45Classifier, _estimators.CARTClassifier,
-        _estimators.DecisionTreeRegressor, _estimators.CARTRegressor)}
-    if name not in classes_ok:
+        return _OWN_FORMAT[name](d)
+    if name not in _TREE_ESTIMATORS:
         _fail("estimator", f"is {name!r}, not a quercus estimator")
-    cls = classes_ok[name]
+    cls, set_fitted = _TREE_ESTIMATORS[name]
     params = _require(d, "params", dict, "")
     known = cls().get_params()
     unknown = set(params) - set(known)
@@ -284,7 +314,8 @@ def from_dict(d):
     except ValueError as exc:
         _fail("params", f"are invalid: {exc}")
     schema = _schema(_require(d, "schema", dict, ""))
-    if est._is_regressor:
+    regression = is_regressor(est)
+    if regression:
         n_out = 1
     else:
         classes = _require(d, "classes", list, "")
@@ -317,20 +348,17 @@ def from_dict(d):
         arrays[fname] = _array(tree_d, fname, dt, None)
     tree = TreeArrays(**arrays)
     _check_tree(tree, schema, n_out)
-    est.tree_ = tree
-    est.schema_ = schema
     est.n_features_in_ = schema.n_features
     names_in = d.get("feature_names_in")
     if names_in is not None:
         if names_in != list(schema.feature_names):
             _fail("feature_names_in", "must equal schema.feature_names")
         est.feature_names_in_ = np.asarray(names_in, dtype=object)
-    if not est._is_regressor:
-        est.classes_ = np.asarray(classes)
-        est.n_classes_ = n_out
-        est._class_priority = priority
+    target = (Target(True, est.criterion) if regression else
+              Target(False, est.criterion, np.asarray(classes), priority))
     report = d.get("pruning_report", [])
-    est.pruning_report_ = report if isinstance(report, list) else []
+    set_fitted(est, FittedTree(tree, target, schema,
+                               report if isinstance(report, list) else []))
     return est
 
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _prepare, _pruning
 from ._explain import cached_training_data
+from ._target import Target
 
 METHODS = ("reduced_error", "pessimistic", "cost_complexity")
 
@@ -76,10 +77,12 @@ def prune(estimator, method, X_val=None, y_val=None, *, sample_weight=None, **pa
     est.set_params(**params)  # validated below with the estimator's own rules
     est._validate_params()
     tree = est.tree_
+    target = Target.of(est)
     if method == "cost_complexity":
         if est.ccp_alpha <= 0:
             raise ValueError("prune(method='cost_complexity') needs ccp_alpha > 0.")
-        tree, report = _pruning.prune_at_alpha(est, tree, float(est.ccp_alpha), est.ccp_loss)
+        tree, report = _pruning.prune_at_alpha(target, tree, float(est.ccp_alpha),
+                                               est.ccp_loss)
     else:
         if X_val is None and method == "pessimistic":
             X_enc, y_enc, w = _training_matrix(estimator)
@@ -87,19 +90,19 @@ def prune(estimator, method, X_val=None, y_val=None, *, sample_weight=None, **pa
             if X_val is None or y_val is None:
                 raise ValueError(f"prune(method={method!r}) needs X_val and y_val.")
             X_enc = _prepare.encode(_prepare.as_2d(X_val, what="X_val"), est.schema_)
-            y_enc = est._encode_targets(y_val, X_enc.shape[0], "y_val")
+            y_enc = target.encode(y_val, X_enc.shape[0], "y_val")
             w = _prepare.check_weights(sample_weight, X_enc.shape[0])
         if method == "reduced_error":
-            stats = _pruning.node_stats(est, tree, X_enc, y_enc, w)
-            tree, report = _pruning.reduced_error(est, tree, stats,
+            stats = _pruning.node_stats(target, tree, X_enc, y_enc, w)
+            tree, report = _pruning.reduced_error(target, tree, stats,
                                                   bool(est.strict_improvement))
         else:
-            if est._is_regressor:
+            if target.regression:
                 raise ValueError("pessimistic pruning is for classifiers.")
-            tree, report = _pruning.pessimistic(est, tree, X_enc, y_enc, w,
+            tree, report = _pruning.pessimistic(target, tree, X_enc, y_enc, w,
                                                 float(est.confidence_factor),
                                                 bool(est.subtree_raising))
-    est.tree_, new_report = _pruning.finish(tree, report)
+    est.tree_, new_report = _pruning.finish(tree, report, est.schema_.feature_names)
     est.pruning_report_ = list(getattr(estimator, "pruning_report_", [])) + new_report
     est.pruning = method
     return est

@@ -3,10 +3,11 @@
 Every method works on a copy of ``TreeArrays``: it marks internal nodes as leaves (their
 ``value`` is already stored, so nothing is refitted), and :func:`compact` drops the nodes no
 longer reachable and renumbers the rest, siblings kept contiguous. Each method returns the
-new tree and a report: one record per pruned node with the errors that decided it.
+new tree and a report: one record per pruned node with the errors that decided it (its
+feature as an index, named by :func:`finish`). The methods read the tree, the statistics of
+the rows routed through it and its :class:`~quercus._target.Target`, never an estimator.
 """
 
-import copy
 import functools
 import numbers
 
@@ -64,8 +65,11 @@ def compact(tree):
     return TreeArrays(**fields, **flat), old
 
 
-def finish(tree, report):
-    """Compact a pruned tree and renumber its report's nodes to the new indices."""
+def finish(tree, report, feature_names):
+    """Compact a pruned tree, renumber its report's nodes to the new indices and name
+    their features (``feature_names`` of the feature indices)."""
+    report = [dict(r, feature=None if r["feature"] < 0 else feature_names[r["feature"]])
+              for r in report]
     if not any(r["leaves_removed"] > 0 or r["reason"].startswith("subtree")
                for r in report):
         return tree, report
@@ -108,55 +112,49 @@ def postorder(tree):
 
 
 # ---------------------------------------------------------------- errors
-def node_stats(est, tree, X_enc, y_enc, w):
+def node_stats(target, tree, X_enc, y_enc, w):
     """Stats (class weights, or regression sums) of data reaching every node."""
-    reg = est._is_regressor
+    reg = target.regression
     y = np.asarray(y_enc, dtype=np.float64)
-    n_stats = 3 if reg else est.n_classes_
+    n_stats = 3 if reg else target.n_classes
     return accumulate_node_stats(X_enc, y, y * y, w, tree.kernel_args(),
                                  tree.weighted_n_node_samples, n_stats, reg)
 
 
-def leaf_errors(est, tree, stats):
+def leaf_errors(target, tree, stats):
     """Error each node would make on ``stats`` as a leaf: misclassified weight, or the
     squared error of its value."""
-    if est._is_regressor:
+    if target.regression:
         v = tree.value[:, 0]
         return np.maximum(stats[:, 2] - 2 * v * stats[:, 1] + v * v * stats[:, 0], 0.0)
-    labels = est._majority(_proportions(tree.value))
+    labels = target.majority(target.node_outputs(tree))
     return stats.sum(axis=1) - stats[np.arange(len(labels)), labels]
 
 
-def _proportions(value):
-    total = value.sum(axis=1, keepdims=True)
-    return np.divide(value, total, out=np.zeros_like(value), where=total > 0)
-
-
-def _report_row(est, node, feature, leaves_removed, before, after, reason):
-    """One row of a pruning report."""
-    return {"node": int(node),
-            "feature": est.schema_.feature_names[feature] if feature >= 0 else None,
+def _report_row(node, feature, leaves_removed, before, after, reason):
+    """One row of a pruning report (``feature``: an index, -1 for none)."""
+    return {"node": int(node), "feature": int(feature),
             "leaves_removed": int(leaves_removed), "error_before": float(before),
             "error_after": float(after), "reason": reason}
 
 
-def _record(tree, node, before, after, reason, est):
-    return _report_row(est, node, tree.feature[node], len(subtree_leaves(tree, node)) - 1,
+def _record(tree, node, before, after, reason):
+    return _report_row(node, tree.feature[node], len(subtree_leaves(tree, node)) - 1,
                        before, after, reason)
 
 
 # ---------------------------------------------------------------- reduced error
-def reduced_error(est, tree, val_stats, strict):
+def reduced_error(target, tree, val_stats, strict):
     """Bottom-up: replace a subtree by a leaf when the validation error does not grow
     (``strict=False``) or strictly falls (``strict=True``, the book's figures)."""
     tree = copy_tree(tree)
-    err_leaf = leaf_errors(est, tree, val_stats)
+    err_leaf = leaf_errors(target, tree, val_stats)
     # Rows that stop at a node (an unseen category) are predicted by that node whether or
     # not it is pruned: count them on the subtree's side too.
     residual = val_stats.copy()
     for node in np.flatnonzero(tree.kind != LEAF):
         residual[node] -= val_stats[tree.children(node)].sum(axis=0)
-    err_stop = leaf_errors(est, tree, np.maximum(residual, 0.0))
+    err_stop = leaf_errors(target, tree, np.maximum(residual, 0.0))
     err = err_leaf.copy()
     report = []
     for node in postorder(tree):
@@ -165,7 +163,7 @@ def reduced_error(est, tree, val_stats, strict):
         if better:
             report.append(_record(tree, node, sub, err_leaf[node],
                                   "validation error " + ("falls" if strict else
-                                                         "does not grow"), est))
+                                                         "does not grow")))
             make_leaf(tree, node)
             err[node] = err_leaf[node]
         else:
@@ -187,7 +185,7 @@ def added_errors(n, e, cf):
     return added_errors_z(float(n), float(e), float(cf), _upper_z(cf))
 
 
-def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising, in_place=False):
+def pessimistic(target, tree, X_enc, y_enc, w, cf, subtree_raising, in_place=False):
     """Error-based pruning of C4.5 release 8, as Weka's J48 does it.
 
     First the tree is collapsed where a subtree makes no fewer training errors than its
@@ -202,7 +200,7 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising, in_place=False)
         tree = copy_tree(tree)
     report = []
     y = np.asarray(y_enc, dtype=np.float64)
-    K = est.n_classes_
+    K = target.n_classes
     t = tree.kernel_args()  # the same arrays, modified in place below
     z = _upper_z(cf)
 
@@ -211,7 +209,7 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising, in_place=False)
     train_err = _training_errors(tree)
     for node, below, leaves in zip(*(a.tolist() for a in collapse_no_better(
             tree.kind, tree.first_child, tree.n_children, train_err))):
-        report.append(_report_row(est, node, tree.feature[node], leaves - 1, below,
+        report.append(_report_row(node, tree.feature[node], leaves - 1, below,
                                   train_err[node],
                                   "collapse: the subtree makes no fewer training errors"))
 
@@ -226,7 +224,7 @@ def pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising, in_place=False)
     for node, b, a, r, n_removed, f in zip(nodes.tolist(), before.tolist(), after.tolist(),
                                           reason.tolist(), removed.tolist(),
                                           feature.tolist()):
-        report.append(_report_row(est, node, f, n_removed, b, a, _PESSIMISTIC_REASONS[r]))
+        report.append(_report_row(node, f, n_removed, b, a, _PESSIMISTIC_REASONS[r]))
     return tree, report
 
 
@@ -242,7 +240,7 @@ def _training_errors(tree):
 
 
 # ---------------------------------------------------------------- cost complexity
-def node_risk(est, tree, loss):
+def node_risk(target, tree, loss):
     """R(t) of every node as its share of the root's weight times its loss:
     "impurity" (scikit-learn: the criterion's impurity), "error" (rpart: misclassified
     weight or squared error), "entropy" (the seeds' N_t H_t, entropy in bits)."""
@@ -253,35 +251,35 @@ def node_risk(est, tree, loss):
     if loss == "entropy":
         ent = np.array([impurity(v, ENTROPY) for v in tree.value])
         return ent * tree.weighted_n_node_samples / w_root
-    if est._is_regressor:
+    if target.regression:
         return tree.impurity * tree.weighted_n_node_samples / w_root
     return _training_errors(tree) / w_root
 
 
-def weakest_link_path(est, tree, loss="impurity"):
+def weakest_link_path(target, tree, loss="impurity"):
     """The nested subtrees of minimal cost complexity (Breiman et al.'s weakest link).
 
     ``g(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1)``; each step prunes every internal node
     whose ``g`` equals the minimum. Returns (alphas, total leaf risk of each subtree, the
     nodes pruned at each step); the first alpha is 0 (the full tree).
     """
-    alphas, risks, _, _, steps = _weakest_links(est, tree, loss)
+    alphas, risks, _, _, steps = _weakest_links(target, tree, loss)
     return alphas, risks, steps
 
 
-def _weakest_links(est, tree, loss):
+def _weakest_links(target, tree, loss):
     """:func:`weakest_link_path` plus the (internal nodes, leaves) of every subtree."""
     alphas, risks, n_int, n_leaves, ptr, nodes = weakest_links(
-        node_risk(est, tree, loss), tree.kind, tree.first_child, tree.n_children)
+        node_risk(target, tree, loss), tree.kind, tree.first_child, tree.n_children)
     steps = [nodes[ptr[s]:ptr[s + 1]].tolist() for s in range(alphas.size)]
     return alphas, risks, n_int, n_leaves, steps
 
 
-def prune_at_alpha(est, tree, alpha, loss="impurity", path=None):
+def prune_at_alpha(target, tree, alpha, loss="impurity", path=None):
     """The smallest subtree of the weakest-link sequence whose steps have effective alpha
     at most ``alpha`` (scikit-learn's ``ccp_alpha``), and its report."""
     pruned_tree = copy_tree(tree)
-    alphas, _, steps = path if path is not None else weakest_link_path(est, tree, loss)
+    alphas, _, steps = path if path is not None else weakest_link_path(target, tree, loss)
     report = []
     for a, nodes in zip(alphas[1:], steps[1:]):
         if a > alpha + 1e-12 * max(1.0, alpha):
@@ -289,24 +287,22 @@ def prune_at_alpha(est, tree, alpha, loss="impurity", path=None):
         for node in nodes:
             if pruned_tree.kind[node] != LEAF:
                 report.append(_record(pruned_tree, node, np.nan, np.nan,
-                                      f"weakest link: effective alpha {a:.6g} <= {alpha:.6g}",
-                                      est))
+                                      f"weakest link: effective alpha {a:.6g} <= {alpha:.6g}"))
                 make_leaf(pruned_tree, node)
     return pruned_tree, report
 
 
-def _errors_along_path(est, loss, alphas, X_enc, y_va, w_va, target=None):
+def _errors_along_path(target, tree, loss, alphas, X_enc, y_va, w_va, codes=None):
     """Moments (count, mean, sum of squared deviations) over the held-out rows of each
     row's loss (misclassified weight, or squared error) in the subtree at each of
-    ``alphas`` of the weakest-link sequence of ``est``'s tree (risk ``loss``), as
-    :func:`prune_at_alpha` prunes: a row's prediction in a subtree is that of the first
-    node on its path that the subtree has made a leaf. None when some row's prediction is
-    not its last node's (C4.5's rule spreads a row over branches): then
-    :func:`_errors_at_alphas`. ``target``: a classifier's held-out labels already coded as
-    indices of ``est.classes_`` (-1: a class it does not know)."""
-    tree = est.tree_
+    ``alphas`` of the weakest-link sequence of ``tree`` (risk ``loss``; its target
+    ``target``), as :func:`prune_at_alpha` prunes: a row's prediction in a subtree is that
+    of the first node on its path that the subtree has made a leaf. None when some row's
+    prediction is not its last node's (C4.5's rule spreads a row over branches): then
+    :func:`_errors_at_alphas`. ``codes``: a classifier's held-out labels already coded as
+    indices of ``target.classes`` (-1: a class it does not know)."""
     t = tree.kernel_args()
-    outputs = est._node_outputs()
+    outputs = target.node_outputs(tree)
     if (((tree.missing_mode == FRACTIONAL) & (tree.kind != LEAF)).any()
             and np.isnan(np.sum(X_enc))):  # a missing value may spread its row
         indptr, indices = path_lengths_and_nodes(X_enc, t, tree.max_depth + 1)
@@ -315,30 +311,29 @@ def _errors_along_path(est, loss, alphas, X_enc, y_va, w_va, target=None):
             return None
     thresholds = alphas + 1e-12 * np.maximum(1.0, alphas)
     w_va = np.asarray(w_va, dtype=np.float64)
-    if est._is_regressor:
-        target = np.asarray(y_va, dtype=np.float64)
+    if target.regression:
+        codes = np.asarray(y_va, dtype=np.float64)
         labels = np.zeros(tree.node_count, dtype=np.int64)
     else:
-        if target is None:
+        if codes is None:
             import pandas as pd
-            target = pd.Index(est.classes_).get_indexer(np.asarray(y_va, dtype=object))
-        target = target.astype(np.float64)
-        labels = est._majority(outputs).astype(np.int64)
+            codes = pd.Index(target.classes).get_indexer(np.asarray(y_va, dtype=object))
+        codes = codes.astype(np.float64)
+        labels = target.majority(outputs).astype(np.int64)
     # The fold's pruning path, its nodes' collapse alphas and the rows' paths, in the kernel.
-    mean, m2 = held_out_moments(node_risk(est, tree, loss), t, X_enc, tree.max_depth + 1,
+    mean, m2 = held_out_moments(node_risk(target, tree, loss), t, X_enc, tree.max_depth + 1,
                                 thresholds, labels, np.ascontiguousarray(outputs[:, 0]),
-                                target, w_va, bool(est._is_regressor))
+                                codes, w_va, bool(target.regression))
     return X_enc.shape[0], mean, m2
 
 
-def _errors_at_alphas(est, loss, alphas, X_enc, y_va, w_va):
+def _errors_at_alphas(target, tree, loss, alphas, X_enc, y_va, w_va):
     """:func:`_errors_along_path` for trees that spread rows (C4.5's rule), each alpha from
     one pass of the rows through the full tree with the subtree's
     pruned nodes marked as leaves: no pruned copy of the tree is built."""
-    tree = est.tree_
-    collapse = collapse_alphas(node_risk(est, tree, loss), tree.kind, tree.first_child,
+    collapse = collapse_alphas(node_risk(target, tree, loss), tree.kind, tree.first_child,
                                tree.n_children)
-    outputs = est._node_outputs()
+    outputs = target.node_outputs(tree)
     t = list(tree.kernel_args())
     y_va = np.asarray(y_va)
     out = np.empty((len(alphas), X_enc.shape[0]))
@@ -347,10 +342,10 @@ def _errors_at_alphas(est, loss, alphas, X_enc, y_va, w_va):
         kind[collapse <= a + 1e-12 * max(1.0, a)] = LEAF
         t[0] = kind
         pred = predict_tree(X_enc, tuple(t), tree.weighted_n_node_samples, outputs)
-        if est._is_regressor:
+        if target.regression:
             out[i] = w_va * (y_va.astype(float) - pred[:, 0]) ** 2
         else:
-            out[i] = w_va * (est.classes_[est._majority(pred)] != y_va)
+            out[i] = w_va * (target.classes[target.majority(pred)] != y_va)
     return _moments(out)
 
 
@@ -391,18 +386,21 @@ def default_folds(cv, n_rows, y_codes, random_state):
     return KFold(k, shuffle=True, random_state=random_state)
 
 
-def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins=None,
-                     y_codes=None):
-    """rpart's complexity table from k-fold cross-validation.
+def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold,
+                     bins=None, y_codes=None):
+    """rpart's complexity table of ``tree`` (of target ``target``) from k-fold
+    cross-validation.
 
-    ``X_enc`` is every training row encoded with the estimator's schema: each fold is
-    grown and scored from its rows, with the whole data's categories (as rpart's folds
-    keep the data's factor levels), without encoding the data again. ``bins``, when
-    given, are every row's exact bins: a fold then grows on its rows of them
-    (:meth:`quercus._binning.Bins.take_rows`: the same tree as binning its rows again).
-    ``w_fit`` are the user's sample weights (the folds are refitted with the estimator's
-    own class weights), ``w`` the weights the errors are counted with. ``y_codes``: a
-    classifier's labels already coded as indices of ``est.classes_`` (None: coded here).
+    ``X_enc`` is every training row encoded with the tree's schema: each fold is grown and
+    scored from its rows, with the whole data's categories (as rpart's folds keep the
+    data's factor levels), without encoding the data again. ``fit_fold(train, bins,
+    labels)`` grows a fold's tree on the rows ``train`` and returns a record with its
+    ``tree`` and ``target`` (:func:`quercus._fit.fit_encoded`'s); ``bins``, when given
+    here, are every row's exact bins, and a fold is then given its rows of them
+    (:meth:`quercus._binning.Bins.take_rows`: the same tree as binning its rows again);
+    ``labels``: a classifier fold's (classes, label codes), coded from the whole data's.
+    ``w`` are the weights the errors are counted with. ``y_codes``: a classifier's labels
+    already coded as indices of ``target.classes`` (None: coded here).
 
     Columns: alpha (scikit-learn's scale), cp (alpha relative to the root's risk, rpart's
     scale), n_splits, n_leaves, rel_error (training risk relative to the root as a leaf),
@@ -411,41 +409,30 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
     geometric mean of its alpha interval, as rpart does.
     """
     import pandas as pd
-    from sklearn.base import clone
     from sklearn.model_selection import check_cv
 
-    alphas, risks, n_int, n_leaves, steps = _weakest_links(est, tree, loss)
-    risk_root = node_risk(est, tree, loss)[0]
+    alphas, risks, n_int, n_leaves, steps = _weakest_links(target, tree, loss)
+    risk_root = node_risk(target, tree, loss)[0]
     upper = np.append(alphas[1:], np.inf)
     with np.errstate(invalid="ignore"):  # 0 * inf when the tree is its root alone
         eval_alpha = np.sqrt(alphas * upper)
     eval_alpha[0] = 0.0 if alphas.size > 1 else np.inf
     y_arr = np.asarray(y)
-    n_classes = 0 if est._is_regressor else len(est.classes_)
-    if est._is_regressor:
+    n_classes = target.n_classes
+    if target.regression:
         y_codes = None
     elif y_codes is None:
-        y_codes = pd.Index(est.classes_).get_indexer(y_arr)
+        y_codes = pd.Index(target.classes).get_indexer(y_arr)
     if isinstance(cv, numbers.Integral):
         splitter = default_folds(cv, len(y_arr), y_codes, random_state)
     else:
-        splitter = check_cv(cv, y_arr, classifier=not est._is_regressor)
+        splitter = check_cv(cv, y_arr, classifier=not target.regression)
     # Per subtree, the held-out errors' count, mean and sum of squared deviations, merged
     # fold by fold (Chan et al.'s update): no (subtrees x rows) matrix.
     moments = (0, np.zeros(alphas.size), np.zeros(alphas.size))
     # The folds are fitted side by side, one thread each (their kernels release the GIL),
     # and merged in fold order: the table does not depend on the number of threads.
     threads = numba.get_num_threads()
-    # (Valid by construction: the estimator's validated parameters, and these.)
-    base = clone(est).set_params(pruning=None, ccp_alpha=0.0,
-                                 n_jobs=1 if threads > 1 else est.n_jobs)
-    if base.max_surrogate > 0 and not np.isnan(np.sum(X_enc)):
-        # With no missing value among the rows, surrogates route none of them: the folds'
-        # trees and held-out errors are the same without them, and are grown in one kernel
-        # call instead of node by node. (A NaN makes the sum NaN, and summing holds no n x p
-        # mask; a sum overflowing to both infinities would only keep the surrogates.)
-        base.set_params(max_surrogate=0)
-
 
     def fold_labels(train):
         """The fold's classes (those among its rows, as encoding its labels gives) and
@@ -453,31 +440,28 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
         present = np.flatnonzero(np.bincount(y_codes[train], minlength=n_classes))
         recode = np.full(n_classes, -1, dtype=np.int32)
         recode[present] = np.arange(present.size, dtype=np.int32)
-        return est.classes_[present], recode
+        return target.classes[present], recode
 
     reuse = bins is not None and REUSE_FOLD_BINS
 
     def fold_errors(split):
         train, test = split
-        fold = copy.copy(base)  # an unfitted clone without sklearn's signature checks
-        fold.n_features_in_ = X_enc.shape[1]
-        fold_bins = bins.take_rows(train) if reuse else None
-        X_box = [None] if reuse else [X_enc[train]]
-        target = labels = None
-        if not est._is_regressor:
+        codes = labels = None
+        if not target.regression:
             classes, recode = fold_labels(train)
-            labels, target = (classes, recode[y_codes[train]]), recode[y_codes[test]]
-        fold._fit_encoded(est.schema_, X_box, y_arr[train], w_fit[train], bins=fold_bins,
-                          labels=labels)
+            labels, codes = (classes, recode[y_codes[train]]), recode[y_codes[test]]
+        fold = fit_fold(train, bins.take_rows(train) if reuse else None, labels)
         X_te = X_enc[test]
-        errors = _errors_along_path(fold, loss, eval_alpha, X_te, y_arr[test], w[test], target)
+        errors = _errors_along_path(fold.target, fold.tree, loss, eval_alpha, X_te,
+                                    y_arr[test], w[test], codes)
         if errors is None:
-            errors = _errors_at_alphas(fold, loss, eval_alpha, X_te, y_arr[test], w[test])
+            errors = _errors_at_alphas(fold.target, fold.tree, loss, eval_alpha, X_te,
+                                       y_arr[test], w[test])
         return errors
 
     try:
         splits = list(splitter.split(np.zeros(len(y_arr)),
-                                     None if est._is_regressor else y_arr))
+                                     None if target.regression else y_arr))
     except ValueError as exc:  # a splitter of the user's that does not fit the data
         raise ValueError(f"cv={cv!r} cannot split the {len(y_arr)} rows for "
                          f"cross-validated pruning: {exc}") from None
@@ -487,7 +471,7 @@ def complexity_table(est, tree, X_enc, y, w_fit, w, loss, cv, random_state, bins
     for errors in in_order(lambda i: fold_errors(splits[i]), len(splits),
                            min(threads, len(splits)) if parallel else 1):
         moments = _merge_moments(moments, errors)
-    if est._is_regressor:
+    if target.regression:
         yv = np.asarray(y_arr, dtype=float)
         mean = np.average(yv, weights=w)
         root_err = float(np.sum(w * (yv - mean) ** 2))
@@ -544,18 +528,17 @@ def choose_alpha(table, rule):
     return float(table["alpha"].to_numpy()[choose_row(table, rule)])
 
 
-def prune_to_row(est, tree, row, loss="impurity"):
+def prune_to_row(target, tree, row, loss="impurity"):
     """The ``row``-th subtree of the weakest-link sequence (row 0: the full tree), which
     may differ from pruning at its alpha when several steps share that alpha (0)."""
     pruned_tree = copy_tree(tree)
-    alphas, _, steps = weakest_link_path(est, tree, loss)
+    alphas, _, steps = weakest_link_path(target, tree, loss)
     report = []
     for a, nodes in zip(alphas[1:row + 1], steps[1:row + 1]):
         for node in nodes:
             if pruned_tree.kind[node] != LEAF:
                 report.append(_record(pruned_tree, node, np.nan, np.nan,
                                       f"weakest link (effective alpha {a:.6g}), subtree "
-                                      f"{row} of the sequence chosen by cross-validation",
-                                      est))
+                                      f"{row} of the sequence chosen by cross-validation"))
                 make_leaf(pruned_tree, node)
     return pruned_tree, report

@@ -13,6 +13,7 @@ from quercus._kernels.predict import accumulate_node_stats, child_shares
 from quercus._kernels.splits import LEAF
 from quercus._pruning import (_training_errors, added_errors, copy_tree, make_leaf,
                               pessimistic, subtree_leaves)
+from quercus._target import Target
 
 
 def reference_pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):
@@ -127,7 +128,7 @@ def test_pessimistic_kernel_decides_as_the_recursive_reference(name, data, cf, r
     y_enc = np.searchsorted(est.classes_, y)
     w = np.ones(len(y))
     ref_tree, ref_log = reference_pessimistic(est, est.tree_, X_enc, y_enc, w, cf, raising)
-    tree, report = pessimistic(est, est.tree_, X_enc, y_enc, w, cf, raising)
+    tree, report = pessimistic(Target.of(est), est.tree_, X_enc, y_enc, w, cf, raising)
     decisions = [r for r in report if not r["reason"].startswith("collapse")]
     ref_decisions = [r for r in ref_log if r[1] != "collapse"]
     collapsed = [(r["node"], r["error_before"], r["error_after"], r["leaves_removed"])
@@ -168,10 +169,10 @@ def test_pessimistic_reads_row_and_column_ordered_X_alike_without_copying(name, 
     kernel = pruning_module.prune_pessimistic
     monkeypatch.setattr(pruning_module, "prune_pessimistic",
                         lambda X_, *a: seen.append(X_) or kernel(X_, *a))
-    by_rows, log_rows = pessimistic(est, est.tree_, np.ascontiguousarray(X_enc), y_enc, w,
-                                    0.25, True)
+    by_rows, log_rows = pessimistic(Target.of(est), est.tree_, np.ascontiguousarray(X_enc),
+                                    y_enc, w, 0.25, True)
     X_cols = np.asfortranarray(X_enc)
-    by_cols, log_cols = pessimistic(est, est.tree_, X_cols, y_enc, w, 0.25, True)
+    by_cols, log_cols = pessimistic(Target.of(est), est.tree_, X_cols, y_enc, w, 0.25, True)
     assert seen[1] is X_cols  # the column-ordered matrix is read where it is
     assert log_rows == log_cols
     _trees_equal(by_rows, by_cols)
@@ -184,11 +185,12 @@ def test_pessimistic_in_place_prunes_the_tree_given_and_otherwise_leaves_it_alon
     y_enc = np.searchsorted(est.classes_, y)
     w = np.ones(len(y))
     grown = copy_tree(est.tree_)
-    pruned, log = pessimistic(est, est.tree_, X_enc, y_enc, w, 0.25, True)
+    pruned, log = pessimistic(Target.of(est), est.tree_, X_enc, y_enc, w, 0.25, True)
     _trees_equal(grown, est.tree_)  # untouched by default
     assert (pruned.kind != LEAF).sum() < (grown.kind != LEAF).sum()
     target = copy_tree(grown)
-    same, same_log = pessimistic(est, target, X_enc, y_enc, w, 0.25, True, in_place=True)
+    same, same_log = pessimistic(Target.of(est), target, X_enc, y_enc, w, 0.25, True,
+                                 in_place=True)
     assert same is target and same_log == log
     _trees_equal(pruned, same)
 

@@ -48,6 +48,7 @@ from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeC
                      DecisionTreeRegressor, ID3Classifier, export_dict)
 from quercus._kernels.splits import LEAF, NUMERIC
 from quercus._pruning import added_errors, choose_alpha, weakest_link_path
+from quercus._target import Target
 from quercus.datasets import load_golf, load_watermelon, watermelon_train_validation_split
 
 BOOK_COLUMNS = ["脐部", "色泽", "根蒂", "敲声", "纹理", "触感"]
@@ -413,7 +414,7 @@ def test_weakest_link_path_equals_sklearn_cost_complexity_pruning_path(name, cri
     q = DecisionTreeClassifier(criterion=criterion, max_bins=None).fit(X, y)
     rs = _tie_matched_sklearn(q, X, y, criterion)
     path = SkClassifier(criterion=criterion, random_state=rs).cost_complexity_pruning_path(X, y)
-    alphas, risks, steps = weakest_link_path(q, q.tree_, "impurity")
+    alphas, risks, steps = weakest_link_path(Target.of(q), q.tree_, "impurity")
     sk_a, sk_r = _runs(path.ccp_alphas, path.impurities)
     q_a, q_r = _runs(alphas, risks)
     np.testing.assert_allclose(q_a, sk_a, rtol=1e-9, atol=1e-15)
@@ -421,7 +422,7 @@ def test_weakest_link_path_equals_sklearn_cost_complexity_pruning_path(name, cri
     assert alphas[0] == 0.0 and steps[0] == [] and steps[-1] == [0]
     assert np.all(np.diff(alphas) >= 0)
     if criterion == "entropy":  # the seeds' N_t H_t is the same thing on an entropy tree
-        a2, r2, _ = weakest_link_path(q, q.tree_, "entropy")
+        a2, r2, _ = weakest_link_path(Target.of(q), q.tree_, "entropy")
         np.testing.assert_allclose(a2, alphas, rtol=1e-9, atol=1e-15)
         np.testing.assert_allclose(r2, risks, rtol=1e-9, atol=1e-15)
 
@@ -434,7 +435,7 @@ def test_weakest_link_path_equals_sklearn_ccp_pruning_path_on_the_same_tree(name
          else CARTClassifier(max_bins=None)).fit(X, y)
     path = ccp_pruning_path(_sk_tree_from(q, X.shape[1]))
     sk_a, sk_r = _runs(path["ccp_alphas"], path["impurities"])
-    q_a, q_r = _runs(*weakest_link_path(q, q.tree_, "impurity")[:2])
+    q_a, q_r = _runs(*weakest_link_path(Target.of(q), q.tree_, "impurity")[:2])
     np.testing.assert_allclose(q_a, sk_a, rtol=1e-9, atol=1e-15)
     np.testing.assert_allclose(q_r, sk_r, rtol=1e-9, atol=1e-12)
 
@@ -444,7 +445,7 @@ def test_regressor_weakest_link_path_equals_sklearn_on_diabetes():
     q = DecisionTreeRegressor(max_bins=None).fit(X, y)
     path = SkRegressor(random_state=0).cost_complexity_pruning_path(X, y)
     sk_a, sk_r = _runs(path.ccp_alphas, path.impurities)
-    q_a, q_r = _runs(*weakest_link_path(q, q.tree_, "impurity")[:2])
+    q_a, q_r = _runs(*weakest_link_path(Target.of(q), q.tree_, "impurity")[:2])
     assert len(sk_a) > 100  # a long path with many tied alphas
     np.testing.assert_allclose(q_a, sk_a, rtol=1e-9, atol=1e-15)
     np.testing.assert_allclose(q_r, sk_r, rtol=1e-9, atol=1e-12)
@@ -487,7 +488,7 @@ def test_regressor_ccp_alpha_matches_sklearn_pruning_of_the_same_tree():
     X, y = _sk_data("diabetes")
     q_full = DecisionTreeRegressor(max_bins=None).fit(X, y)
     sk_full = _sk_tree_from(q_full, X.shape[1])
-    a, _ = _runs(*weakest_link_path(q_full, q_full.tree_, "impurity")[:2])
+    a, _ = _runs(*weakest_link_path(Target.of(q_full), q_full.tree_, "impurity")[:2])
     picks = (a[1:] + a[:-1])[np.linspace(0, len(a) - 2, 12).astype(int)] / 2
     X32 = X.astype(np.float32)
     for alpha in picks:
@@ -601,7 +602,7 @@ def test_cp_table_matches_a_hand_worked_weakest_link_sequence(labels):
     assert (table["xstd"] >= 0).all()
     assert abs(table["xerror"].iloc[-1] - 1.0) <= 0.5  # the root alone: about 1
     # weakest_link_path itself, with the same loss
-    alphas, risks, _ = weakest_link_path(full, full.tree_, "error")
+    alphas, risks, _ = weakest_link_path(Target.of(full), full.tree_, "error")
     np.testing.assert_allclose(alphas, [float(r[0]) for r in rows], atol=1e-15)
     np.testing.assert_allclose(risks, [float(r[1]) for r in rows], atol=1e-15)
     # the chosen alpha is the table's, and the fitted tree is that row's tree
@@ -674,7 +675,8 @@ def test_cp_table_xerror_of_the_full_tree_and_of_the_root_by_hand():
     assert table["xerror"].iloc[0] == pytest.approx(full_err / root_err, rel=1e-12)
     assert table["xerror"].iloc[-1] == pytest.approx(root_only_err / root_err, rel=1e-12)
     # the columns that do not depend on the folds are those of the plain path
-    alphas, risks, _ = weakest_link_path(est, CARTClassifier().fit(X, y).tree_, "impurity")
+    alphas, risks, _ = weakest_link_path(Target.of(est), CARTClassifier().fit(X, y).tree_,
+                                         "impurity")
     np.testing.assert_allclose(table["alpha"], alphas, atol=1e-15)
     np.testing.assert_allclose(table["rel_error"], risks / risks[-1], atol=1e-12)
 
@@ -785,7 +787,7 @@ def test_cv_folds_grown_on_their_rows_of_the_whole_data_s_bins_give_the_table_of
     as binning each fold's rows again; the data is binned once."""
     from sklearn.model_selection import KFold
 
-    from quercus import _estimators, _pruning
+    from quercus import _fit, _pruning
     data = "regression" if case == "regression" else (
         "categorical" if case == "categorical" else "continuous")
     X, y = _fold_table_data(data)
@@ -793,8 +795,8 @@ def test_cv_folds_grown_on_their_rows_of_the_whole_data_s_bins_give_the_table_of
     params = dict(pruning="cost_complexity", cv=KFold(10, shuffle=True, random_state=2),
                   max_surrogate=0, max_bins=None, n_jobs=1, **FOLD_CASES[case])
     calls = []
-    real = _estimators.bin_features
-    monkeypatch.setattr(_estimators, "bin_features",
+    real = _fit.bin_features
+    monkeypatch.setattr(_fit, "bin_features",
                         lambda *a, **k: calls.append(1) or real(*a, **k))
     tables = {}
     for reuse in (True, False):
@@ -859,7 +861,7 @@ def test_cv_folds_bin_their_own_rows_when_the_whole_data_s_bins_are_not_theirs(
         monkeypatch, why):
     """Quantile bins are cut from the rows binned (a fold's own rows cut its own), and a
     row of weight zero is dropped before binning: then each fold bins its rows."""
-    from quercus import _estimators
+    from quercus import _fit
     X, y = _fold_table_data("continuous")
     w = np.ones(len(y))
     params = dict(pruning="cost_complexity", cv=5, random_state=0, max_surrogate=0)
@@ -868,8 +870,8 @@ def test_cv_folds_bin_their_own_rows_when_the_whole_data_s_bins_are_not_theirs(
     else:
         w[3] = 0.0
     calls = []
-    real = _estimators.bin_features
-    monkeypatch.setattr(_estimators, "bin_features",
+    real = _fit.bin_features
+    monkeypatch.setattr(_fit, "bin_features",
                         lambda *a, **k: calls.append(1) or real(*a, **k))
     CARTClassifier(**params).fit(X, y, sample_weight=w)
     assert len(calls) == 6
@@ -880,7 +882,7 @@ def test_ccp_alpha_applies_after_any_other_pruning():
     X_tr, X_va, y_tr, y_va = X[:90], X[90:], y[:90], y[90:]
     full = DecisionTreeClassifier().fit(X_tr, y_tr)
     pess = quercus.prune(full, "pessimistic")
-    alphas = np.unique(weakest_link_path(pess, pess.tree_, "impurity")[0])
+    alphas = np.unique(weakest_link_path(Target.of(pess), pess.tree_, "impurity")[0])
     alpha = float((alphas[1] + alphas[2]) / 2)
     both = DecisionTreeClassifier(pruning="pessimistic", ccp_alpha=alpha,
                                   min_objects=0).fit(X_tr, y_tr)
@@ -892,7 +894,7 @@ def test_ccp_alpha_applies_after_any_other_pruning():
     assert reasons.str.startswith("weakest link").any()
     assert (~reasons.str.startswith("weakest link")).any()
     red = quercus.prune(full, "reduced_error", X_va, y_va)
-    alphas = np.unique(weakest_link_path(red, red.tree_, "impurity")[0])
+    alphas = np.unique(weakest_link_path(Target.of(red), red.tree_, "impurity")[0])
     alpha = float((alphas[1] + alphas[2]) / 2)
     both = DecisionTreeClassifier(pruning="reduced_error", ccp_alpha=alpha).fit(
         X_tr, y_tr, eval_set=(X_va, y_va))
@@ -1281,7 +1283,7 @@ def test_no_pruning_method_increases_the_number_of_leaves(seed, n, p, k):
         X_va, y_va = X_tr[:3], y_tr[:3]
     full = DecisionTreeClassifier(criterion="entropy").fit(X_tr, y_tr)
     leaves = full.get_n_leaves()
-    alphas = weakest_link_path(full, full.tree_, "impurity")[0]
+    alphas = weakest_link_path(Target.of(full), full.tree_, "impurity")[0]
     results = {
         "pre": DecisionTreeClassifier(criterion="entropy", pruning="pre").fit(
             X_tr, y_tr, eval_set=(X_va, y_va)),
@@ -1320,7 +1322,7 @@ def test_prune_leaves_the_original_untouched_for_every_method():
     full = C45Classifier(pruning=None).fit(X_tr, y_tr)
     before, fields = export_dict(full), _tree_fields(full.tree_)
     params = full.get_params()
-    alphas = np.unique(weakest_link_path(full, full.tree_, "impurity")[0])
+    alphas = np.unique(weakest_link_path(Target.of(full), full.tree_, "impurity")[0])
     for method, args in (("reduced_error", (X_va, y_va)), ("pessimistic", ()),
                          ("cost_complexity", ())):
         kw = {"ccp_alpha": (alphas[1] + alphas[2]) / 2} if method == "cost_complexity" else {}

@@ -121,7 +121,7 @@ def test_a_dataframe_is_encoded_to_float64_only_when_pruning_reads_the_rows(
 
     import pandas as pd
 
-    from quercus import _estimators, _prepare
+    from quercus import _fit, _prepare
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"a": rng.normal(size=200),
                       "c": pd.Categorical(rng.choice(list("xyz"), 200))})
@@ -135,14 +135,14 @@ def test_a_dataframe_is_encoded_to_float64_only_when_pruning_reads_the_rows(
         return schema, X_enc
 
     alive_while_growing = []
-    grow = _estimators.grow
+    grow = _fit.grow
 
     def spy_grow(*args, **kwargs):
         alive_while_growing.append(refs[0]() is not None if refs else None)
         return grow(*args, **kwargs)
 
     monkeypatch.setattr(_prepare, "fit_schema_and_encode", spy_encode)
-    monkeypatch.setattr(_estimators, "grow", spy_grow)
+    monkeypatch.setattr(_fit, "grow", spy_grow)
     make().fit(X, y)
     assert len(refs) == (1 if encoded else 0)
     assert alive_while_growing[0] is held

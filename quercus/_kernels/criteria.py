@@ -49,21 +49,25 @@ class Criterion(NamedTuple):
     direct_gain: bool = False    # the gain is split_gain's, not a decrease of impurity
     max_classes: int = 0
     summary: str = ""
+    measure: str = ""            # how ``explain`` names what the chosen split is best by
 
 
 REGISTRY = {c.name: c for c in (
     Criterion("entropy", ENTROPY, CLASSIFICATION, "class weights", "mass",
-              summary="information gain (ID3): entropy in bits"),
+              summary="information gain (ID3): entropy in bits", measure="information gain"),
     Criterion("gain_ratio", ENTROPY, CLASSIFICATION, "class weights", "mass", gain_ratio=True,
-              summary="gain ratio (C4.5): information gain over split information"),
+              summary="gain ratio (C4.5): information gain over split information",
+              measure="gain ratio among candidates with gain >= average"),
     Criterion("gini", GINI, CLASSIFICATION, "class weights", "mass",
-              summary="Gini index decrease (CART)"),
+              summary="Gini index decrease (CART)", measure="Gini decrease"),
     Criterion("squared_error", SQUARED_ERROR, REGRESSION, "mean", "mass",
-              summary="variance decrease (CART regression)"),
+              summary="variance decrease (CART regression)", measure="variance reduction"),
     Criterion("absolute_error", ABSOLUTE_ERROR, REGRESSION, "median", "sorted",
-              summary="mean absolute deviation from the median"),
+              summary="mean absolute deviation from the median",
+              measure="absolute error decrease"),
     Criterion("poisson", POISSON, REGRESSION, "mean", "pair", positive_mean=True,
-              summary="half Poisson deviance decrease (counts, rates)"),
+              summary="half Poisson deviance decrease (counts, rates)",
+              measure="Poisson deviance decrease"),
 )}
 
 

@@ -734,7 +734,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         >>> d["estimator"], d["classes"], d["coef_names"]
         ('LogisticRegression', ['no', 'yes'], ['(Intercept)', 'humidity'])
         """
-        from .. import __version__
+        from .._version import __version__
         from .._persist import FORMAT, FORMAT_VERSION, _floats, _plain
         check_is_fitted(self, "coef_")
         params = self.get_params()

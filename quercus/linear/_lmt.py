@@ -858,7 +858,7 @@ class LogisticModelTree(ClassifierMixin, BaseEstimator):
         >>> d["estimator"], d["classes"], len(d["tree"]["kind"])
         ('LogisticModelTree', [0, 1, 2], 3)
         """
-        from .. import __version__
+        from .._version import __version__
         from .._persist import FORMAT, FORMAT_VERSION, _floats, _plain
         check_is_fitted(self, "_coef")
         params = self.get_params()

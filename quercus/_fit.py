@@ -1,0 +1,454 @@
+"""The fit pipeline: a tree from training rows, in plain functions of the parameters.
+
+Encode the targets, weigh the rows (sample and class weights), set a validation set aside
+(``eval_set`` or a hold-out), drop the rows of weight zero, bin, grow, post-prune.
+:func:`fit_tree` runs it on a validated 2-d X and returns a :class:`FittedTree`, which the
+estimator stores; the cost-complexity folds run :func:`fit_encoded` on their rows.
+
+``params`` is the estimator's parameters, read only: the estimator itself, whose public
+parameters (``criterion``, ``max_depth``, ...) are all this module reads of it.
+"""
+
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import NamedTuple
+
+import numba
+import numpy as np
+import pandas as pd
+from sklearn.base import clone, is_regressor
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_sample_weight
+
+from . import _prepare
+from ._binning import bin_features
+from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, grow
+from ._kernels.criteria import check_classes, criterion_code
+from ._kernels.schema import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED
+from ._memory import check_fit_memory
+from ._params import resolve_counts, resolve_n_jobs
+from ._prepare import Schema
+from ._pruning import (choose_row, complexity_table, finish, node_stats, pessimistic,
+                       prune_at_alpha, prune_to_row, reduced_error)
+from ._target import Target
+from ._tree import TreeArrays
+
+# Training data kept for ``explain()`` without arguments only up to this many cells, so a
+# large fit does not hold a second copy of X alive.
+EXPLAIN_CACHE_CELLS = 5_000_000
+
+_CAT_MODES = {"multiway": CAT_MULTIWAY, "binary": CAT_ONE_VS_REST,
+              "one_vs_rest": CAT_ONE_VS_REST, "ordered": CAT_ORDERED}
+
+
+class FittedTree(NamedTuple):
+    """What a fit makes, and an estimator stores as its fitted attributes."""
+
+    tree: TreeArrays
+    target: Target
+    schema: Schema
+    pruning_report: list
+    explain_data: BinnedData = None  # the binned training rows kept for explain()
+    ccp_alpha: float = None       # the alpha cost-complexity pruning applied, if it did
+    cp_table: pd.DataFrame = None  # the cross-validated complexity table, if one was made
+
+
+@contextmanager
+def numba_threads(n_jobs):
+    """Run the kernels inside on ``n_jobs`` threads (numba's setting is per thread).
+
+    Examples
+    --------
+    >>> import numba
+    >>> with numba_threads(1):
+    ...     numba.get_num_threads()
+    1
+    """
+    old = numba.get_num_threads()
+    numba.set_num_threads(resolve_n_jobs(n_jobs))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
+
+
+# ---------------------------------------------------------------- what the parameters imply
+def cross_validates(params):
+    """Whether the pruning chooses its subtree by cross-validation (cost complexity
+    without a given ``ccp_alpha``).
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier
+    >>> cross_validates(CARTClassifier(pruning="cost_complexity"))
+    True
+    >>> cross_validates(CARTClassifier(pruning="cost_complexity", ccp_alpha=0.01))
+    False
+    """
+    return params.pruning == "cost_complexity" and float(params.ccp_alpha) == 0.0
+
+
+def lazy_ok(params):
+    """Whether growth may read thresholds from the training matrix instead of value
+    tables: not for the random splitter (its draws need every feature's range) nor for
+    the cost-complexity folds (grown on their own rows' codes).
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier
+    >>> lazy_ok(CARTClassifier()), lazy_ok(CARTClassifier(splitter="random"))
+    (True, False)
+    """
+    return params.splitter != "random" and not cross_validates(params)
+
+
+def reads_only_bins(params, eval_set):
+    """Whether the fit reads the training rows only through their bins: no pruning
+    that routes them (C4.5's; cost complexity's folds) and no hold-out taken from them
+    (validation pruning without ``eval_set``).
+
+    Examples
+    --------
+    >>> from quercus import C45Classifier, CARTClassifier
+    >>> reads_only_bins(CARTClassifier(), None), reads_only_bins(C45Classifier(), None)
+    (True, False)
+    """
+    if params.pruning == "pessimistic" or cross_validates(params):
+        return False
+    return eval_set is not None or params.pruning not in ("pre", "reduced_error")
+
+
+def min_objects(params):
+    """C4.5's minimum number of cases: ``min_objects``, or by default 2 with pessimistic
+    pruning (J48's) and 0 (off) otherwise.
+
+    Examples
+    --------
+    >>> from quercus import C45Classifier, ID3Classifier
+    >>> min_objects(C45Classifier()), min_objects(ID3Classifier())
+    (2.0, 0.0)
+    """
+    if params.min_objects is not None:
+        return params.min_objects
+    return 2.0 if params.pruning == "pessimistic" else 0.0
+
+
+# ---------------------------------------------------------------- the pipeline
+def fit_tree(params, X, y, sample_weight, eval_set, from_columns):
+    """Fit a tree on ``X`` (a validated 2-d array or DataFrame) and targets ``y``.
+
+    ``from_columns``: bin X straight from its columns, with no float64 copy of it (8 bytes
+    a cell), for a fit that reads the rows only through their bins
+    (:func:`reads_only_bins`).
+
+    Examples
+    --------
+    >>> from quercus import ID3Classifier
+    >>> from quercus.datasets import load_watermelon
+    >>> X, y = load_watermelon("2.0")
+    >>> fitted = fit_tree(ID3Classifier(), X, y, None, None, from_columns=True)
+    >>> fitted.tree.n_leaves, fitted.target.classes.tolist()
+    (9, ['否', '是'])
+    """
+    lazy = lazy_ok(params)
+    check_fit_memory(X, params.max_bins, lazy=lazy, from_columns=from_columns)
+    if from_columns:
+        schema, bins = _prepare.fit_schema_and_bin(X, params.categorical_features,
+                                                   params.max_bins, lazy=lazy)
+        return fit_encoded(params, schema, [None], y, sample_weight, eval_set, bins=bins)
+    schema, X_enc = _prepare.fit_schema_and_encode(X, params.categorical_features)
+    # Long continuous columns need no value table: their thresholds are read from the
+    # float64 matrix (the caller's own, or the encoded copy, held for the fit).
+    source = (_prepare.readable_source(X_enc)
+              if lazy and not schema.is_categorical.any() else None)
+    lazy = source is not None
+    if lazy:
+        X_enc = source  # the same memory, writable (the kernels take one array type)
+    del source
+    box = [X_enc]
+    del X_enc
+    return fit_encoded(params, schema, box, y, sample_weight, eval_set, lazy=lazy)
+
+
+def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=None,
+                labels=None, lazy=False):
+    """The fit from the columns' schema and the encoded matrix (cross-validation folds
+    start here with the whole data's: no re-encoding, the same categories).
+
+    ``X_box`` is a one-element list holding the matrix: taken out here, the fit holds
+    the only reference to an encoded copy and can free it once binned. It holds None
+    when ``bins`` are given: the rows' bins already made (a fit that reads no more,
+    or a fold's rows of the whole data's exact bins). ``labels``: a classifier's
+    ``(classes, codes)``, ``y`` already encoded (a fold's, from the whole data's).
+    ``lazy``: the matrix is the caller's and may be read for thresholds (see
+    :func:`quercus._binning.bin_features`). Returns a :class:`FittedTree`."""
+    X_enc = X_box.pop()
+    X_all = X_enc
+    n, p = (X_enc if bins is None else bins.codes).shape
+    target, y_enc = encode_targets(params, y, n, labels)
+    w_user, w = sample_weights(params, target, y_enc, sample_weight, n)
+    w_all = w
+    X_enc, y_enc, w, val = validation_rows(params, schema, target, X_enc, y_enc, w, eval_set)
+    # As in scikit-learn, a sample of weight zero is dropped before growing: it takes no
+    # part in the thresholds, the class counts or the min_samples_* counts, so a zero
+    # weight is exactly the same as removing the row (and an integer weight k the same as
+    # k copies of it). classes_ and the schema still come from all rows; the class
+    # tie-break order (first appearance) from the rows kept.
+    positive = w > 0
+    all_rows = bool(positive.all())
+    if not all_rows:
+        X_enc, y_enc, w, bins = _rows_of(positive, X_enc, y_enc, w, bins)
+    del positive
+    if not target.regression:
+        target = replace(target, class_priority=_prepare.class_priority(y_enc,
+                                                                        target.n_classes))
+    counts = resolve_counts(params, n, p)
+    if bins is None:
+        bins = bin_features(X_enc, schema.is_categorical, schema.categories,
+                            params.max_bins, lazy=lazy and X_enc is X_all)
+    data = target.binned_data(bins, schema.is_categorical.copy(), y_enc, w)
+    cv_folds = cross_validates(params)
+    # The folds grow on their rows of these bins when they are every row's exact bins:
+    # the same trees as binning each fold's rows (Bins.take_rows), in a fraction of the
+    # time and without a float copy of each fold's rows.
+    fold_bins = bins if cv_folds and all_rows and bins.exact else None
+    del bins
+    if not (params.pruning == "pessimistic" or cv_folds):
+        # Growing reads the bins; only C4.5's pruning and the cost-complexity folds read
+        # the matrix. An encoded copy (a DataFrame with categories: 8 bytes a cell) is
+        # released here; a caller's float64 array is not copied in the first place.
+        # So are the label codes (the bins' targets are their float copy).
+        X_enc = X_all = None
+        y_enc = None
+    cfg = grow_config(params, target, counts, w)
+    rng = growth_rng(params, cfg, p)
+    with numba_threads(params.n_jobs):
+        tree, pre_log = grow(data, cfg, rng, val)
+        explain_data = data if n * p <= EXPLAIN_CACHE_CELLS else None
+        # Pruning needs no bins but the folds' codes: on big data their memory goes
+        # before the pruning's.
+        del data
+        tree, report, ccp_alpha, cp_table = post_prune(
+            params, schema, target, tree, pre_log, X_enc=X_enc, y_enc=y_enc, w=w, val=val,
+            X_all=X_all, y=y, w_user=w_user, w_all=w_all, fold_bins=fold_bins)
+    return FittedTree(tree, target, schema, report, explain_data, ccp_alpha, cp_table)
+
+
+def encode_targets(params, y, n, labels=None):
+    """The :class:`~quercus._target.Target` (without its tie order, which comes from the
+    rows kept) and the targets coded: float64 values, or class indices. ``labels``: a
+    classifier's ``(classes, codes)`` already made.
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier
+    >>> target, codes = encode_targets(CARTClassifier(), ["b", "a", "b"], 3)
+    >>> target.classes.tolist(), codes.tolist()
+    (['a', 'b'], [1, 0, 1])
+    """
+    if is_regressor(params):
+        return (Target(True, params.criterion),
+                _prepare.encode_regression_target(y, n, params.criterion))
+    if labels is None:
+        classes, y_enc, _ = _prepare.encode_target(y, n)
+    else:
+        classes, y_enc = labels
+    if params.categorical_split == "ordered" and len(classes) > 2:
+        raise ValueError(
+            f"categorical_split='ordered' orders the categories by the proportion of "
+            f"one class, which finds the best two-subset split only for two classes; "
+            f"got {len(classes)} classes. Use 'binary' or 'multiway'.")
+    check_classes(params.criterion, len(classes))
+    return Target(False, params.criterion, classes), y_enc
+
+
+def sample_weights(params, target, y_enc, sample_weight, n):
+    """The user's weights checked, and the weights of the fit: those times the class
+    weights (a classifier's ``class_weight``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from quercus import CARTClassifier
+    >>> params = CARTClassifier(class_weight={0: 1.0, 1: 3.0})
+    >>> target, codes = encode_targets(params, [0, 1, 1], 3)
+    >>> [w.tolist() for w in sample_weights(params, target, codes, None, 3)]
+    [[1.0, 1.0, 1.0], [1.0, 3.0, 3.0]]
+    """
+    w_user = _prepare.check_weights(sample_weight, n)
+    if target.regression or params.class_weight is None:
+        return w_user, w_user
+    return w_user, w_user * compute_sample_weight(params.class_weight,
+                                                  target.classes[y_enc])
+
+
+def validation_rows(params, schema, target, X_enc, y_enc, w, eval_set):
+    """The rows to grow on and the :class:`~quercus._grower.Validation` rows of
+    ``pruning="pre"`` and ``"reduced_error"``: ``eval_set``, or a hold-out of the
+    training rows. Returns (X_enc, y_enc, w, validation or None)."""
+    needs_validation = params.pruning in ("pre", "reduced_error")
+    if eval_set is not None and not needs_validation:
+        raise ValueError(f"eval_set is used by pruning='pre' and 'reduced_error'; "
+                         f"got pruning={params.pruning!r}.")
+    if not needs_validation:
+        return X_enc, y_enc, w, None
+    if eval_set is not None:
+        return X_enc, y_enc, w, encode_eval_set(schema, target, eval_set)
+    return hold_out(params, target, X_enc, y_enc, w)
+
+
+def encode_eval_set(schema, target, eval_set):
+    """(X_val, y_val) or (X_val, y_val, w_val) -> :class:`~quercus._grower.Validation`."""
+    if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
+        raise ValueError("eval_set must be a tuple (X_val, y_val) or "
+                         "(X_val, y_val, sample_weight_val).")
+    X_val = _prepare.as_2d(eval_set[0], what="eval_set X")
+    X_val_enc = _prepare.encode(X_val, schema)
+    y_val = target.encode(eval_set[1], X_val_enc.shape[0])
+    if len(y_val) != X_val_enc.shape[0]:
+        raise ValueError(f"eval_set: X has {X_val_enc.shape[0]} rows but y has "
+                         f"{len(y_val)}.")
+    w_val = _prepare.check_weights(eval_set[2] if len(eval_set) == 3 else None,
+                                   X_val_enc.shape[0])
+    return Validation(X_val_enc, np.asarray(y_val, dtype=np.float64), w_val)
+
+
+def hold_out(params, target, X_enc, y_enc, w):
+    """An internal validation split of ``validation_fraction`` (seeded by
+    ``random_state``; stratified for classifiers when every class allows it). Returns
+    (X_enc, y_enc, w) of the rows to grow on and the held-out rows' Validation."""
+    n = X_enc.shape[0]
+    strat = None
+    if not target.regression and np.bincount(y_enc).min() >= 2:
+        strat = y_enc
+    train, test = train_test_split(np.arange(n), test_size=params.validation_fraction,
+                                   random_state=check_random_state(params.random_state)
+                                   .randint(2**31), stratify=strat)
+    if train.size < 2 or test.size < 1:
+        raise ValueError(f"validation_fraction={params.validation_fraction} leaves too "
+                         f"few rows to train ({train.size}) or validate ({test.size}).")
+    val = Validation(X_enc[test], np.asarray(y_enc[test], dtype=np.float64), w[test])
+    return X_enc[train], y_enc[train], w[train], val
+
+
+def _rows_of(keep, X_enc, y_enc, w, bins):
+    """The (X_enc, y_enc, w, bins) of the rows where ``keep`` is True. Only the matrix or
+    the bins are given (the other is None); indexing copies them."""
+    if bins is None:
+        X_enc = X_enc[keep]
+    else:
+        bins = bins.take_rows(np.flatnonzero(keep))
+    return X_enc, y_enc[keep], w[keep], bins
+
+
+def grow_config(params, target, counts, w):
+    """The grower's settings: ``params`` resolved to integers and flags, with the
+    sample counts ``counts`` (:func:`quercus._params.resolve_counts`) and the weights
+    ``w`` of the rows grown on."""
+    mss, msl, mf = counts
+    return GrowConfig(
+        criterion=criterion_code(params.criterion),
+        gain_ratio=params.criterion == "gain_ratio",
+        cat_mode=_CAT_MODES[params.categorical_split],
+        missing_mode=MISSING_CODES[params.missing_strategy],
+        max_surrogate=int(params.max_surrogate),
+        surrogates_always=params.surrogates == "always",
+        random_splitter=params.splitter == "random",
+        max_depth=params.max_depth if params.max_depth is not None else np.iinfo(np.int32).max,
+        min_samples_split=mss, min_samples_leaf=msl,
+        min_weight_leaf=float(params.min_weight_fraction_leaf) * float(w.sum()),
+        min_impurity_decrease=float(params.min_impurity_decrease), max_features=mf,
+        min_objects=float(min_objects(params)),
+        pre_prune=params.pruning == "pre", strict=bool(params.strict_improvement),
+        priority=None if target.regression else target.class_priority)
+
+
+def growth_rng(params, cfg, n_features):
+    """The generator growth draws from (``max_features``, the random splitter), or None
+    when it draws nothing."""
+    if cfg.random_splitter or cfg.max_features < n_features or isinstance(
+            params.random_state, np.random.RandomState):
+        # A generator is made only when growth draws from it (seeding one is a noticeable
+        # part of a small cross-validation fold's fit); a caller's RandomState
+        # advances as it always has.
+        return np.random.default_rng(check_random_state(params.random_state).randint(2**31))
+    return None
+
+
+# ---------------------------------------------------------------- post-pruning
+def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X_all, y,
+               w_user, w_all, fold_bins=None):
+    """Prune the grown ``tree`` as ``params.pruning`` and ``ccp_alpha`` say.
+
+    ``X_enc``, ``y_enc``, ``w``: the rows the tree grew on (C4.5's pruning routes them);
+    ``val``: the validation rows; ``X_all``, ``y``, ``w_user`` (the user's weights),
+    ``w_all`` (the fit's): every training row, which the cost-complexity folds split (and
+    grow on their rows of ``fold_bins`` when given: every row's exact bins). Returns (tree,
+    report, the alpha applied or None, the complexity table or None)."""
+    report = list(pre_log)
+    if params.pruning == "reduced_error":
+        stats = node_stats(target, tree, val.X, val.y, val.w)
+        tree, report = reduced_error(target, tree, stats, bool(params.strict_improvement))
+    elif params.pruning == "pessimistic":
+        if target.regression:
+            raise ValueError("pruning='pessimistic' is C4.5's error-based pruning of "
+                             "classifiers; for a regressor use 'cost_complexity' or "
+                             "'reduced_error'.")
+        tree, report = pessimistic(target, tree, X_enc, y_enc, w,
+                                   float(params.confidence_factor),
+                                   bool(params.subtree_raising), in_place=True)
+    ccp_alpha = cp_table = None
+    if cross_validates(params):
+        # The codes of the labels the tree grew on are every row's when no row was
+        # dropped (a zero weight).
+        codes = None if target.regression or len(y_enc) != len(w_user) else y_enc
+        cp_table = cross_validated_table(params, schema, target, tree, X_all, y, w_user,
+                                         w_all, fold_bins, codes)
+        row = choose_row(cp_table, params.cv_rule)
+        ccp_alpha = float(cp_table["alpha"].iloc[row])
+        tree, more = prune_to_row(target, tree, row, params.ccp_loss)
+        report += more
+    elif float(params.ccp_alpha) > 0.0:
+        ccp_alpha = float(params.ccp_alpha)
+        tree, more = prune_at_alpha(target, tree, ccp_alpha, params.ccp_loss)
+        report += more
+    tree, report = finish(tree, report, schema.feature_names)
+    return tree, report, ccp_alpha, cp_table
+
+
+def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all, fold_bins,
+                          codes):
+    """rpart's complexity table of ``tree`` (:func:`quercus._pruning.complexity_table`),
+    its folds grown by :func:`fit_encoded` with ``params`` unpruned. ``codes``: a
+    classifier's labels of every row as class indices (None: coded from ``y``)."""
+    seed = check_random_state(params.random_state).randint(2**31)
+    fit_fold = _fold_fitter(params, schema, X_all, y, w_user)
+    return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv, seed,
+                            fit_fold, fold_bins, codes)
+
+
+def _fold_fitter(params, schema, X_all, y, w_user):
+    """``fit_fold(train, bins, labels)`` for :func:`quercus._pruning.complexity_table`:
+    the fit of a fold's rows ``train`` of every training row ``X_all`` (or of ``bins``,
+    its rows of the whole data's bins) with the user's weights ``w_user`` (the fold
+    applies the class weights itself) and no pruning."""
+    threads = numba.get_num_threads()
+    # One thread a fold when the folds run side by side. (Valid by construction: the
+    # estimator's validated parameters, and these.)
+    fold_params = clone(params).set_params(pruning=None, ccp_alpha=0.0,
+                                           n_jobs=1 if threads > 1 else params.n_jobs)
+    if fold_params.max_surrogate > 0 and not np.isnan(np.sum(X_all)):
+        # With no missing value among the rows, surrogates route none of them: the folds'
+        # trees and held-out errors are the same without them, and are grown in one kernel
+        # call instead of node by node. (A NaN makes the sum NaN, and summing holds no n x p
+        # mask; a sum overflowing to both infinities would only keep the surrogates.)
+        fold_params.set_params(max_surrogate=0)
+    y = np.asarray(y)
+
+    def fit_fold(train, bins, labels):
+        X_box = [None] if bins is not None else [X_all[train]]
+        return fit_encoded(fold_params, schema, X_box, y[train], w_user[train], bins=bins,
+                           labels=labels)
+
+    return fit_fold
