@@ -400,9 +400,11 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
 
     Parameters
     ----------
-    criterion : {"gini", "entropy", "gain_ratio"}, default="gini"
-        Split quality: Gini decrease, information gain, or C4.5's gain ratio among the
-        candidates whose information gain is at least the average.
+    criterion : {"gini", "entropy", "gain_ratio", "hellinger"}, default="gini"
+        Split quality: Gini decrease, information gain, C4.5's gain ratio among the
+        candidates whose information gain is at least the average, or the Hellinger
+        distance between the two classes' distributions over the branches (two classes;
+        insensitive to class imbalance).
     categorical_split : {"binary", "ordered", "multiway"}, default="binary"
         How categorical attributes split: ``"binary"`` is ``a == v`` against ``a != v``;
         ``"ordered"`` the best split of the categories into two subsets (two classes only:

@@ -29,6 +29,7 @@ import pandas as pd
 
 ENTROPY = 0
 GINI = 1
+HELLINGER = 5
 
 # Two scores closer than this are a tie (float sums of a tie differ in the last bits).
 TIE = 1e-12
@@ -57,6 +58,7 @@ def gini(counts):
 
 
 def impurity(counts, criterion):
+    """A node's impurity: entropy, else Gini (what a Hellinger tree reports)."""
     return entropy(counts) if criterion == ENTROPY else gini(counts)
 
 
@@ -99,8 +101,23 @@ def gini_decrease(branches):
     return gini(parent_counts(branches)) - gini_index(branches)
 
 
+def hellinger_distance(branches):
+    """Hellinger distance between the two classes' distributions over the branches
+    (Cieslak and Chawla, 2008): sqrt(sum_v (sqrt(|D^v_0|/|D_0|) - sqrt(|D^v_1|/|D_1|))^2),
+    0 when a class is absent."""
+    t0, t1 = sum(b[0] for b in branches), sum(b[1] for b in branches)
+    if t0 <= 0 or t1 <= 0:
+        return 0.0
+    return math.sqrt(sum((math.sqrt(b[0] / t0) - math.sqrt(b[1] / t1)) ** 2
+                         for b in branches))
+
+
 def split_scores(branches, criterion):
-    """(weighted child impurity, decrease, intrinsic value) of a partition."""
+    """(weighted child impurity, decrease, intrinsic value) of a partition; Hellinger's
+    decrease is its distance, its child impurity the parent's Gini minus it."""
+    if criterion == HELLINGER:
+        h = hellinger_distance(branches)
+        return gini(parent_counts(branches)) - h, h, intrinsic_value(branches)
     child = weighted_child_impurity(branches, criterion)
     decrease = impurity(parent_counts(branches), criterion) - child
     return child, decrease, intrinsic_value(branches)
@@ -306,7 +323,8 @@ def build_tree(X, y, *, criterion="entropy", categorical_split="multiway",
                categorical=None, sample_weight=None, min_samples_leaf=1):
     """The book's TreeGenerate (figure 4.2), recursively.
 
-    criterion: "entropy" (ID3), "gain_ratio" (C4.5's heuristic) or "gini" (CART).
+    criterion: "entropy" (ID3), "gain_ratio" (C4.5's heuristic), "gini" (CART) or
+    "hellinger" (two classes).
     categorical: column names (default: the non-numeric columns).
 
     1. all samples of one class -> leaf of that class;
@@ -323,7 +341,7 @@ def build_tree(X, y, *, criterion="entropy", categorical_split="multiway",
     priority = first_appearance(labels)
     weights = [1.0] * len(labels) if sample_weight is None else [float(v) for v in sample_weight]
     categories = {c: first_appearance(X[c]) for c in categorical}
-    code = GINI if criterion == "gini" else ENTROPY
+    code = {"gini": GINI, "hellinger": HELLINGER}.get(criterion, ENTROPY)
 
     def leaf(rows, dist):
         return Node(len(rows), dist, majority(dist, classes, priority))
