@@ -14,7 +14,7 @@ from ._fit import fit_tree, numba_threads, reads_only_bins
 from ._kernels._jit import read_only
 from ._kernels.predict import (apply_tree, path_lengths_and_nodes, predict_tree,
                                route_table)
-from ._kernels.splits import FRACTIONAL, LEAF
+from ._kernels.schema import FRACTIONAL, LEAF
 from ._memory import trimmed_after
 from ._params import REGRESSOR_PARAMS, TREE_PARAMS
 from ._target import Target, majority, node_outputs

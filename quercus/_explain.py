@@ -12,9 +12,9 @@ from ._kernels.absolute import ae_search_node
 from ._kernels.criteria import ENTROPY, GINI, REGISTRY, impurity, split_scores
 from ._kernels.histograms import feature_histogram
 from ._kernels.partition import route, scatter
-from ._kernels.splits import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, FRACTIONAL,
-                              LEARNED, MULTIWAY, NUMERIC, _info_with_missing, _split_missing,
-                              midpoint, search_node)
+from ._kernels.schema import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, FRACTIONAL, LEARNED,
+                              MULTIWAY, NUMERIC)
+from ._kernels.splits import _info_with_missing, _split_missing, midpoint, search_node
 from ._params import resolve_counts
 from ._kernels.selection import choose_split
 from ._target import Target

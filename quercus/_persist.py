@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import is_regressor
 
 from ._fit import FittedTree
-from ._kernels.splits import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
+from ._kernels.schema import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
 from ._prepare import Schema
 from ._target import Target
 from ._tree import _ALL_FIELDS, _FIELDS, _FLAT, SCHEMA_VERSION, TreeArrays

@@ -18,7 +18,7 @@ from scipy.stats import norm
 from ._kernels.complexity import collapse_alphas, held_out_moments, weakest_links
 from ._kernels.pessimistic import added_errors_z, collapse_no_better, prune_pessimistic
 from ._kernels.predict import accumulate_node_stats, path_lengths_and_nodes, predict_tree
-from ._kernels.splits import FRACTIONAL, LEAF
+from ._kernels.schema import FRACTIONAL, LEAF
 from ._threads import in_order
 from ._tree import _ALL_FIELDS, _FIELDS, _FLAT, TreeArrays
 

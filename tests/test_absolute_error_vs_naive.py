@@ -5,7 +5,7 @@ import pytest
 
 from quercus import DecisionTreeRegressor
 from quercus._kernels.absolute import abs_dev, ae_search_node
-from quercus._kernels.splits import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, FRACTIONAL,
+from quercus._kernels.schema import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, FRACTIONAL,
                                      LEARNED)
 
 

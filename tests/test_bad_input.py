@@ -10,7 +10,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 
 from quercus import C45Classifier, CARTClassifier, DecisionTreeClassifier, ID3Classifier
-from quercus._kernels.splits import CAT_BINARY, LEAF, MULTIWAY, NUMERIC
+from quercus._kernels.schema import CAT_BINARY, LEAF, MULTIWAY, NUMERIC
 
 
 def _frame():

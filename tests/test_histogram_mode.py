@@ -20,7 +20,7 @@ from quercus._binning import SortedColumn, bin_features
 from quercus._kernels.criteria import GINI, SQUARED_ERROR
 from quercus._kernels.histograms import (build_histograms, feature_histogram,
                                          subtract_histograms)
-from quercus._kernels.splits import LEAF, NUMERIC
+from quercus._kernels.schema import LEAF, NUMERIC
 
 
 def _numeric(col, max_bins):

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from quercus import (C45Classifier, CARTClassifier, DecisionTreeClassifier, ID3Classifier,
                      export_dict)
-from quercus._kernels.splits import LEAF, MULTIWAY
+from quercus._kernels.schema import LEAF, MULTIWAY
 
 ESTIMATORS = [ID3Classifier, C45Classifier, CARTClassifier]
 

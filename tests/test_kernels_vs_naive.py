@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 from quercus import C45Classifier, CARTClassifier, ID3Classifier, export_dict
 from quercus._kernels.criteria import ENTROPY, GINI, impurity, split_scores
 from quercus._kernels.histograms import feature_histogram, sorted_positions
-from quercus._kernels.splits import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, FRACTIONAL,
-                                     MULTIWAY, NUMERIC, search_node)
+from quercus._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, FRACTIONAL,
+                                     MULTIWAY, NUMERIC)
+from quercus._kernels.splits import search_node
 
 # pytest runs with --import-mode=importlib, so tests/ is not on sys.path: load naive.py by path.
 _spec = importlib.util.spec_from_file_location(

@@ -6,7 +6,8 @@ import numpy as np
 from quercus._kernels.criteria import GINI
 from quercus._kernels.histograms import build_histograms
 from quercus._kernels.partition import route
-from quercus._kernels.splits import NUMERIC, search_node
+from quercus._kernels.schema import NUMERIC
+from quercus._kernels.splits import search_node
 
 N_ROWS = 2**30 + 2**20  # two uint8 columns: 2^31 + 2^21 cells
 

@@ -29,7 +29,7 @@ from sklearn.tree import DecisionTreeRegressor as SkRegressor
 
 from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
                      DecisionTreeRegressor, ID3Classifier, export_dict)
-from quercus._kernels.splits import LEAF
+from quercus._kernels.schema import LEAF
 from quercus.datasets import load_watermelon
 
 BOOK = 1e-3    # the book prints three decimals

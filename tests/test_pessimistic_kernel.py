@@ -10,7 +10,7 @@ from sklearn.datasets import load_digits
 
 from quercus import C45Classifier, _prepare
 from quercus._kernels.predict import accumulate_node_stats, child_shares
-from quercus._kernels.splits import LEAF
+from quercus._kernels.schema import LEAF
 from quercus._pruning import (_training_errors, added_errors, copy_tree, make_leaf,
                               pessimistic, subtree_leaves)
 from quercus._target import Target

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import quercus
 from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
                      ID3Classifier, export_dict)
-from quercus._kernels.splits import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
+from quercus._kernels.schema import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
 from quercus._persist import from_dict, to_dict
 
 ESTIMATORS = [ID3Classifier, C45Classifier, CARTClassifier, DecisionTreeClassifier]

@@ -46,7 +46,7 @@ from sklearn.tree._tree import NODE_DTYPE, Tree, _build_pruned_tree_ccp, ccp_pru
 import quercus
 from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
                      DecisionTreeRegressor, ID3Classifier, export_dict)
-from quercus._kernels.splits import LEAF, NUMERIC
+from quercus._kernels.schema import LEAF, NUMERIC
 from quercus._pruning import added_errors, choose_alpha, weakest_link_path
 from quercus._target import Target
 from quercus.datasets import load_golf, load_watermelon, watermelon_train_validation_split

@@ -32,7 +32,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeRegressor as SkRegressor
 
 from quercus import CARTRegressor, DecisionTreeRegressor
-from quercus._kernels.splits import LEAF
+from quercus._kernels.schema import LEAF
 from quercus.datasets import load_watermelon
 
 # ======================================================================= hand impurities

@@ -28,9 +28,10 @@ from quercus._kernels.criteria import (ENTROPY, GINI, POISSON, SQUARED_ERROR, im
                                        split_scores)
 from quercus._kernels.histograms import feature_histogram
 from quercus._kernels.partition import route, scatter
-from quercus._kernels.splits import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED,
+from quercus._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED,
                                      CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY, NUMERIC,
-                                     SURROGATE, search_node)
+                                     SURROGATE)
+from quercus._kernels.splits import search_node
 from quercus._kernels.surrogates import best_surrogate
 
 # pytest runs with --import-mode=importlib, so tests/ is not on sys.path: load naive.py by path.

@@ -44,7 +44,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
 from quercus import CARTClassifier, DecisionTreeClassifier
-from quercus._kernels.splits import LEAF
+from quercus._kernels.schema import LEAF
 
 DATASETS = ["iris", "wine", "breast_cancer"]
 CRITERIA = ["gini", "entropy"]

@@ -10,8 +10,8 @@ import pytest
 from quercus import C45Classifier, CARTClassifier, CARTRegressor, export_dict
 from quercus import _grower
 from quercus._kernels.criteria import ENTROPY, GINI, POISSON, SQUARED_ERROR
-from quercus._kernels.splits import (CAT_ONE_VS_REST, FRACTIONAL, LEARNED, SURROGATE,
-                                     search_node)
+from quercus._kernels.schema import CAT_ONE_VS_REST, FRACTIONAL, LEARNED, SURROGATE
+from quercus._kernels.splits import search_node
 
 
 def _problem(seed, n, n_features, criterion, missing):

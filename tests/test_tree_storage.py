@@ -256,7 +256,7 @@ def test_the_grower_bounds_the_nodes_of_binary_trees_exactly_when_fully_grown(mo
 def test_no_bound_when_a_split_may_have_empty_branches_or_spread_samples():
     from types import SimpleNamespace
     from quercus._grower import GrowConfig, subtree_node_bound
-    from quercus._kernels.splits import CAT_MULTIWAY, CAT_ONE_VS_REST, FRACTIONAL, SURROGATE
+    from quercus._kernels.schema import CAT_MULTIWAY, CAT_ONE_VS_REST, FRACTIONAL, SURROGATE
 
     def bound(cat_mode, missing_mode, categorical, missing):
         cfg = GrowConfig(criterion=0, gain_ratio=False, cat_mode=cat_mode,

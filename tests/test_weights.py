@@ -21,7 +21,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 
 from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
                      DecisionTreeRegressor, ID3Classifier)
-from quercus._kernels.splits import LEAF
+from quercus._kernels.schema import LEAF
 
 
 def C45Unpruned(**kw):
