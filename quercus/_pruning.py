@@ -334,14 +334,14 @@ def _errors_at_alphas(target, tree, loss, alphas, X_enc, y_va, w_va):
     collapse = collapse_alphas(node_risk(target, tree, loss), tree.kind, tree.first_child,
                                tree.n_children)
     outputs = target.node_outputs(tree)
-    t = list(tree.kernel_args())
+    t = tree.kernel_args()
     y_va = np.asarray(y_va)
     out = np.empty((len(alphas), X_enc.shape[0]))
     for i, a in enumerate(alphas):
         kind = tree.kind.copy()
         kind[collapse <= a + 1e-12 * max(1.0, a)] = LEAF
-        t[0] = kind
-        pred = predict_tree(X_enc, tuple(t), tree.weighted_n_node_samples, outputs)
+        pred = predict_tree(X_enc, t._replace(kind=kind), tree.weighted_n_node_samples,
+                            outputs)
         if target.regression:
             out[i] = w_va * (y_va.astype(float) - pred[:, 0]) ** 2
         else:

@@ -264,3 +264,15 @@ def test_weight_sums_add_in_the_compiled_order_when_interpreted(make):
     y = rng.integers(0, 10, n)
     w = rng.random(n) * 3 + 0.01
     _assert_same(*_fit_both(make, X, y, sample_weight=w))
+
+
+def test_a_named_tuple_of_narrow_arrays_stays_named_when_widened():
+    # The routing kernels read the tree's Routing record by field name; the interpreted
+    # path widens its int8/int32 arrays as numba would and must keep the names.
+    from quercus._kernels._interpret import _widen
+    from quercus._kernels.schema import ROUTING_FIELDS, Routing
+    record = Routing(*[np.zeros(2, dtype=np.int8) for _ in ROUTING_FIELDS])
+    widened = []
+    out = _widen(record, widened)
+    assert type(out) is Routing and out.kind.dtype == np.int64
+    assert len(widened) == len(ROUTING_FIELDS)

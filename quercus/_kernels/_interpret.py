@@ -186,7 +186,8 @@ def _widen(a, widened):
         widened.append((a, w))
         return w
     if isinstance(a, tuple):
-        return tuple(_widen(x, widened) for x in a)
+        items = [_widen(x, widened) for x in a]
+        return a._make(items) if hasattr(a, "_make") else tuple(items)  # (named tuples stay)
     return a
 
 

@@ -134,8 +134,9 @@ def held_out_moments(risk, t, X, max_len, thresholds, node_label, node_value, ta
     :func:`quercus._kernels.predict.stop_node_moments`. One call for a cross-validation
     fold's pruning path and scoring, for trees that route each row to one node."""
     indptr, indices = path_lengths_and_nodes(X, t, max_len)
-    return stop_node_moments(indptr, indices, collapse_alphas(risk, t[0], t[4], t[5]),
-                             thresholds, node_label, node_value, target, w, regression)
+    alphas = collapse_alphas(risk, t.kind, t.first_child, t.n_children)
+    return stop_node_moments(indptr, indices, alphas, thresholds, node_label, node_value,
+                             target, w, regression)
 
 
 @kernel

@@ -97,7 +97,7 @@ def _subtree_nodes(t, node, out, stack):
     """Write the nodes of the subtree of ``node`` into ``out`` in depth-first order (last
     child first) and return how many; ``out`` and ``stack`` hold every node of the tree
     (allocated once per pruning, not once per node)."""
-    kind, first_child, n_children = t[0], t[4], t[5]
+    kind, first_child, n_children = t.kind, t.first_child, t.n_children
     n = 0
     stack[0] = node
     top = 1
@@ -117,7 +117,7 @@ def _subtree_nodes(t, node, out, stack):
 def _count_leaves(t, node, out, stack):
     n = 0
     for i in range(_subtree_nodes(t, node, out, stack)):
-        if t[0][out[i]] == LEAF:
+        if t.kind[out[i]] == LEAF:
             n += 1
     return n
 
@@ -218,11 +218,11 @@ def _raise_branch(X, rows, y, w, t, weighted_n, value, n_node_samples, rho, node
     """Subtree raising: ``largest`` replaces ``node`` and the node's rows are re-sorted
     into its subtree (class weights, weight and sample count of every node below; a
     branch the rows no longer reach predicts as its parent)."""
-    n_nodes = t[0].shape[0]
+    n_nodes = t.kind.shape[0]
     accumulate_into(scratch, X, rows, y, y, w, t, weighted_n, _NO, largest, _NO)
     counts = np.zeros((n_nodes, 1))
     accumulate_into(counts, X, rows, y, y, w, t, weighted_n, _NO, largest, _YES)
-    kind, first_child, n_children = t[0], t[4], t[5]
+    kind, first_child, n_children = t.kind, t.first_child, t.n_children
     stack = [(largest, node)]
     while len(stack) > 0:
         v, parent = stack.pop()
@@ -237,19 +237,18 @@ def _raise_branch(X, rows, y, w, t, weighted_n, value, n_node_samples, rho, node
         if kind[v] != LEAF:
             for c in range(n_children[v] - 1, -1, -1):
                 stack.append((first_child[v] + c, v))
-    # kind, feature, threshold, category, first_child, n_children, missing_mode,
-    # missing_child, cat_map_start, sur_start, sur_count (t[9] is the flat cat_map), rho
-    t[0][node] = t[0][largest]
-    t[1][node] = t[1][largest]
-    t[2][node] = t[2][largest]
-    t[3][node] = t[3][largest]
-    t[4][node] = t[4][largest]
-    t[5][node] = t[5][largest]
-    t[6][node] = t[6][largest]
-    t[7][node] = t[7][largest]
-    t[8][node] = t[8][largest]
-    t[10][node] = t[10][largest]
-    t[11][node] = t[11][largest]
+    # Every routing field of the node but the flat arrays' (cat_map, the surrogates'), and rho
+    t.kind[node] = t.kind[largest]
+    t.feature[node] = t.feature[largest]
+    t.threshold[node] = t.threshold[largest]
+    t.category[node] = t.category[largest]
+    t.first_child[node] = t.first_child[largest]
+    t.n_children[node] = t.n_children[largest]
+    t.missing_mode[node] = t.missing_mode[largest]
+    t.missing_child[node] = t.missing_child[largest]
+    t.cat_map_start[node] = t.cat_map_start[largest]
+    t.sur_start[node] = t.sur_start[largest]
+    t.sur_count[node] = t.sur_count[largest]
     rho[node] = rho[largest]
 
 
@@ -263,7 +262,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
     Returns the decisions in order as (node, errors before, errors after, reason: 1 made a
     leaf, 2 replaced by its largest branch, leaves removed, feature of the node).
     """
-    kind, first_child, n_children = t[0], t[4], t[5]
+    kind, first_child, n_children = t.kind, t.first_child, t.n_children
     n_nodes = kind.shape[0]
     scratch = np.zeros((n_nodes, n_classes))
     # Class weights each leaf got from its own branch's rows when that branch was pruned:
@@ -351,7 +350,7 @@ def prune_pessimistic(X, y, w, t, weighted_n, value, n_node_samples, rho, n_clas
             rec_i[n_rec, 0] = node
             rec_i[n_rec, 1] = reason
             rec_i[n_rec, 2] = _count_leaves(t, node, walk, walk_stack) - 1
-            rec_i[n_rec, 3] = t[1][node]
+            rec_i[n_rec, 3] = t.feature[node]
             rec_f[n_rec, 0] = tree_err
             rec_f[n_rec, 1] = after
             n_rec += 1
@@ -386,7 +385,7 @@ def _branch_estimate(X, y, rows, wts, branch, col, total, t, weighted_n, largest
     total = 0.0
     for i in range(_subtree_nodes(t, largest, walk, walk_stack)):
         node = walk[i]
-        if t[0][node] == LEAF:
+        if t.kind[node] == LEAF:
             for c in range(scratch.shape[1]):
                 scratch[node, c] += own[node, c]
             total += leaf_estimated_errors(scratch[node], cf, z)
