@@ -13,8 +13,9 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "quercus"
 # estimator's private methods.
 TREE_MODULES = ("_fit", "_pruning", "_prune_api", "_explain", "_persist")
 
-# scikit-learn's parameter validation: a method of BaseEstimator, not of ours.
-ALLOWED_PRIVATE_CALLS = {"_validate_params"}
+# scikit-learn's parameter validation (a method of BaseEstimator, not of ours), and a named
+# tuple's public methods (underscored so as not to clash with field names).
+ALLOWED_PRIVATE_CALLS = {"_validate_params", "_replace", "_make", "_asdict"}
 
 
 def _module_name(path):
