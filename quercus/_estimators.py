@@ -251,9 +251,9 @@ class _BaseTree(BaseEstimator):
         check_is_fitted(self, "tree_")
         _, outputs, _, spreads = self._routing()
         if not spreads:
-            # Every row ends in one node: the node's output, taken from apply's kernel,
-            # which routes several rows at once.
-            return outputs[self.apply(X)]
+            # Every row ends in one node: apply's kernel, which routes several rows at
+            # once, writes that node's output as each row ends.
+            return self._apply(X, outputs)
         X_enc = self._encode(X, any_order=True)
         t = self.tree_
         with numba_threads(self.n_jobs):
@@ -276,14 +276,19 @@ class _BaseTree(BaseEstimator):
         >>> int(clf.apply(X.iloc[:1])[0]) > 0
         True
         """
+        return self._apply(X)
+
+    def _apply(self, X, node_out=None):
+        """Each row's node (``node_out=None``) or ``node_out`` of that node."""
         X_enc = self._encode(X, any_order=True, inf_checked_later=True)
         rt = self._routing()[0]
         with numba_threads(self.n_jobs):
-            nodes, has_inf = apply_tree(X_enc, self.tree_.kernel_args(), rt, check_inf=True)
+            out, has_inf = apply_tree(X_enc, self.tree_.kernel_args(), rt, check_inf=True,
+                                      node_out=node_out)
         if has_inf:
             self._encode(X)  # raises the error that names the column and the row
             raise ValueError("Input X contains an infinite value.")
-        return nodes
+        return out
 
     def decision_path(self, X):
         """Sparse indicator matrix (n_samples, n_nodes) of the nodes each sample visits.

@@ -21,10 +21,6 @@ STOP = -1    # the sample stops at this node (a category unseen at fit time)
 SPREAD = -2  # C4.5: a missing value goes down every branch, weighted
 SLOW = -3    # not a numeric split of a known value: take the general route
 
-# Codes of the route table's second column besides a numeric split's feature (>= 0).
-LEAF_CODE = -1.0
-CAT_CODE = -3.0  # a categorical split on feature f: CAT_CODE - f
-
 
 @kernel(inline="always")
 def _numeric_step(x, node, kind, feature, threshold, first_child):
@@ -129,54 +125,100 @@ def _spread(stack_node, stack_w, top, node, w, first_child, n_children, weighted
     return top
 
 
-def apply_tree(X, t, rt, check_inf=False):
+def apply_tree(X, t, rt, check_inf=False, node_out=None):
     """Index of the node where each row ends: a leaf, or the internal node where it
     stopped (unseen category) or spread over the branches (C4.5 missing value). More than
     one chunk of rows is routed in parallel.
 
-    With ``check_inf``, returns (nodes, has_inf): each parallel task also looks for an
-    infinite value in its block of rows as it reads it (the nodes are meaningless when
+    With ``node_out`` (n_nodes, k), returns instead each row's ``node_out[node]``: the same
+    numbers as ``node_out[apply_tree(...)]``, taken by each parallel task for its rows
+    while they are in cache, instead of by NumPy on one thread afterwards.
+
+    With ``check_inf``, returns (result, has_inf): each parallel task also looks for an
+    infinite value in its block of rows as it reads it (the result is meaningless when
     one is found). A separate pass over X, as the caller's check would make, read all of
     it once more from memory: a sizeable part of a big prediction.
 
     ``rt``: the tree's :func:`route_table` (made once per fitted tree by the caller)."""
-    out = np.empty(X.shape[0], dtype=np.int64)
-    bad = np.zeros(max(1, (X.shape[0] + CHUNK - 1) // CHUNK) if check_inf else 0,
-                   dtype=np.bool_)
-    X = read_only(np.ascontiguousarray(X) if X.shape[0] <= CHUNK else X)
-    if X.shape[0] <= CHUNK:
+    n = X.shape[0]
+    nodes = np.empty(n, dtype=np.int64)
+    if node_out is None:
+        vals, node_out = _NO_VALS, _NO_VALS
+    else:
+        node_out = np.ascontiguousarray(node_out, dtype=np.float64)
+        vals = np.empty((n, node_out.shape[1]))
+    # One kernel type for every call: node_out read-only, the table's two flat views.
+    node_out = read_only(node_out)
+    if X.dtype == np.float32 and rt[1] is not None:
+        rv, rc = rt[1].view(np.float32).reshape(-1), rt[1].reshape(-1)
+    else:
+        rv, rc = rt[0].view(np.float64).reshape(-1), rt[0].view(np.int32).reshape(-1)
+    bad = np.zeros(max(1, (n + CHUNK - 1) // CHUNK) if check_inf else 0, dtype=np.bool_)
+    X = read_only(np.ascontiguousarray(X) if n <= CHUNK else X)
+    if n <= CHUNK:
         if check_inf:
             bad[0] = np.isinf(X).any()
-        _apply_rows(X, t, rt, 0, X.shape[0], out)
+        _apply_rows(X, t, rv, rc, 0, n, nodes)
+        if vals is not _NO_VALS:
+            vals = node_out[nodes]
     elif not X.flags.c_contiguous:
-        _apply_parallel_blocks(X, t, rt, out, bad)
+        _apply_parallel_blocks(X, t, rv, rc, nodes, node_out, vals, bad)
     else:
-        _apply_parallel(X, t, rt, out, bad)
+        _apply_parallel(X, t, rv, rc, nodes, node_out, vals, bad)
+    out = nodes if vals is _NO_VALS else vals
     return (out, bool(bad.any())) if check_inf else out
 
 
+# node_out and its result when apply_tree is not given one (see _apply_parallel).
+_NO_VALS = np.empty((0, 0))
+
+
 def route_table(t):
-    """(n_nodes, 3) float64 rows (value, code, first child) for the common steps, one cache
-    line a node. The code is the feature of a numeric split (value: its threshold),
-    ``CAT_CODE - feature`` for a categorical split (value: the category of a one-category
-    split, >= 0; ``-1 - cat_map_start`` for a subset split; NaN for a multiway split) and
-    LEAF_CODE on a leaf."""
+    """The records the routing loop reads, one small record a node, so that a step reads
+    one place instead of one in each of the tree's arrays: a pair (for float64 rows, for
+    float32 rows). A step goes to ``child + (x[feature] > value)``:
+
+    - a numeric split: its threshold, feature and first child;
+    - a leaf: +inf, feature 0 and itself, so that it routes to itself (no value is above
+      +inf, and NaN compares false) and the step needs no branch on the kind of node;
+    - a categorical split: its feature, ``-2 - first child``, a negative step, the sign of
+      the slow way (:func:`_apply_rows`), and as value the category of a one-category
+      split (>= 0), ``-1 - cat_map_start`` for a subset split, NaN for a multiway split.
+
+    For float64 rows, 16 bytes a node: (n_nodes, 2) int64, column 0 read as float64 the
+    value, column 1 read as two int32 the feature and the child. For float32 rows, 12
+    bytes a node, a quarter fewer cache lines for the tree: (n_nodes, 3) int32, the value
+    read as float32, the feature, the child; None for a tree with a categorical split (its
+    rows are float64). That value is the largest float32 at or below the threshold ``t``
+    (-inf below float32's range), and a float32 ``x`` goes the way it goes when compared
+    with ``t`` in float64: ``x > t`` implies ``x > value`` (``value <= t``), ``x <= t``
+    implies ``x <= value`` (``x`` is a float32 at or below ``t``), and NaN compares false
+    with both."""
     kind, feature, threshold, category, first_child = t[0], t[1], t[2], t[3], t[4]
-    rt = np.empty((kind.shape[0], 3))
-    rt[:, 0] = np.select([kind == CAT_BINARY, kind == CAT_SUBSET, kind == MULTIWAY],
-                         [category, -1 - t[8], np.nan], threshold)
-    rt[:, 1] = np.select([kind == NUMERIC, kind == LEAF],
-                         [feature, LEAF_CODE], CAT_CODE - feature)
-    rt[:, 2] = first_child
-    # A leaf routes to itself: no value is above +inf, and NaN compares false.
-    leaf = kind == LEAF
-    rt[leaf, 0] = np.inf
-    rt[leaf, 2] = np.flatnonzero(leaf)
-    return rt
+    n = kind.shape[0]
+    leaf, numeric = kind == LEAF, kind == NUMERIC
+    value = np.select([numeric, leaf, kind == CAT_BINARY, kind == CAT_SUBSET],
+                      [threshold, np.inf, category, -1 - t[8]], np.nan)
+    feat = np.where(leaf, 0, feature)
+    child = np.select([numeric, leaf], [first_child, np.arange(n)], -2 - first_child)
+    wide = np.empty((n, 2), dtype=np.int64)
+    wide.view(np.float64)[:, 0] = value
+    wide.view(np.int32)[:, 2] = feat
+    wide.view(np.int32)[:, 3] = child
+    if not (leaf | numeric).all():
+        return wide, None
+    with np.errstate(over="ignore"):  # to +-inf beyond float32's range, then down
+        low = value.astype(np.float32)
+        low = np.where(low > value, np.nextafter(low, np.float32(-np.inf)), low)
+    narrow = np.empty((n, 3), dtype=np.int32)
+    narrow.view(np.float32)[:, 0] = low
+    narrow[:, 1] = feat
+    narrow[:, 2] = child
+    return wide, narrow
 
 
 @kernel(parallel=True)
-def _apply_parallel_blocks(X, t, rt, out, bad):
+def _apply_parallel_blocks(X, t, rv, rc, nodes, node_out, vals, bad):
     """:func:`_apply_parallel` for a column-ordered X: each task copies its block of rows
     into row order first (in cache, in parallel) instead of the caller copying all of X."""
     n = X.shape[0]
@@ -184,46 +226,72 @@ def _apply_parallel_blocks(X, t, rt, out, bad):
         s, e = c * CHUNK, min(n, (c + 1) * CHUNK)
         block = np.ascontiguousarray(X[s:e])
         if bad.shape[0] > 0:
-            bad[c] = _has_inf(block, 0, e - s)
-        _apply_rows(block, t, rt, 0, e - s, out[s:e])
+            bad[c] = _has_inf(block)
+        _apply_rows(block, t, rv, rc, 0, e - s, nodes[s:e])
+        if vals.shape[0] > 0:
+            _take_rows(node_out, nodes[s:e], vals[s:e])
 
 
 @kernel(parallel=True)
-def _apply_parallel(X, t, rt, out, bad):
+def _apply_parallel(X, t, rv, rc, nodes, node_out, vals, bad):
     """Rows routed in parallel tasks of CHUNK rows; with a non-empty ``bad`` (one flag a
     task), each task first reads its rows through for an infinite value, which also brings
-    them into cache for the routing."""
+    them into cache for the routing. With a non-empty ``vals``, each task then writes its
+    rows' ``node_out``."""
     n = X.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
         s, e = c * CHUNK, min(n, (c + 1) * CHUNK)
         if bad.shape[0] > 0:
-            bad[c] = _has_inf(X, s, e)
-        _apply_rows(X, t, rt, s, e, out)
+            bad[c] = _has_inf(X[s:e])
+        _apply_rows(X, t, rv, rc, s, e, nodes[s:e])
+        if vals.shape[0] > 0:
+            _take_rows(node_out, nodes[s:e], vals[s:e])
+
+
+@kernel
+def _take_rows(table, index, out):
+    """``out[i] = table[index[i]]``. A kernel of its own, not part of the routing loop:
+    compiled once whatever X's type, where the loop is compiled for each."""
+    for i in range(index.shape[0]):
+        for k in range(out.shape[1]):
+            out[i, k] = table[index[i], k]
 
 
 @inner
-def _has_inf(X, start, stop):
-    """Whether rows ``start..stop`` of X hold an infinite value (NaN is not one)."""
+def _has_inf(rows):
+    """Whether the row-ordered block ``rows`` holds an infinite value (NaN is not one).
+    Read as one flat run, which vectorises better than row by row."""
+    flat = rows.reshape(-1)
     found = False
-    for i in range(start, stop):
-        for j in range(X.shape[1]):
-            found |= abs(X[i, j]) == np.inf
+    for k in range(flat.shape[0]):
+        found |= abs(flat[k]) == np.inf
     return found
 
 
 @kernel
-def _apply_rows(X, t, rt, start, stop, out):
+def _apply_rows(X, t, rv, rc, start, stop, nodes):
+    """Rows ``start..stop`` of X routed with a :func:`route_table` (``rv``, ``rc``: its
+    records read flat as values and as int32): row ``i`` ends in node
+    ``nodes[i - start]``."""
     (kind, feature, threshold, category, first_child, n_children, missing_mode,
      missing_child, cat_map_start, cat_map, sur_start, sur_count, sur_feature, sur_kind,
      sur_threshold, sur_category, sur_flip) = t
+    # Record strides and offsets (2 and 4 in the float64 table, 3 and 3 in the float32
+    # one), and the indices of the routing loop, as unsigned integers: numba wraps a
+    # signed index around (negative from the end) at every read, several instructions
+    # each, and with them the loop ran out of registers.
+    v_stride = np.uint64(rv.shape[0] // kind.shape[0])
+    c_stride = np.uint64(rc.shape[0] // kind.shape[0])
+    f_at = c_stride - np.uint64(2)
+    c_at = c_stride - np.uint64(1)
     # LANES rows go down together, one step each in turn, so that their memory reads
     # overlap instead of waiting one after another (a row's next node depends on its last
     # read). A lane whose row ends (at its leaf, or early) takes the next row at once. A
-    # leaf routes to itself (see route_table), so a numeric step has no branch on the kind
-    # of node: its branches are a row's end (about one step in the tree's depth) and,
-    # rarely taken on numeric data, a categorical split or a missing value. The general
-    # router is called only for a missing value or a category without a branch (passing
-    # it the tree's arrays costs several times a step).
+    # leaf routes to itself, so a step has no branch on the kind of node: its branches are
+    # a row's end (about one step in the tree's depth) and, rarely taken on numeric data,
+    # a categorical split or a missing value. The general router is called only for a
+    # missing value or a category without a branch (passing it the tree's arrays costs
+    # several times a step).
     node = np.zeros(LANES, dtype=np.int64)
     row = np.empty(LANES, dtype=np.int64)
     live = np.zeros(LANES, dtype=np.bool_)
@@ -237,24 +305,26 @@ def _apply_rows(X, t, rt, start, stop, out):
             active += 1
     while active > 0:
         for r in range(LANES):
-            nd = node[r]
-            i = row[r]
-            code = rt[nd, 1]
-            # A numeric split's feature; a categorical split's (CAT_CODE - code); column 0
-            # for a leaf, whose step ignores the value.
-            f = np.int64(code) if code >= 0.0 else max(np.int64(CAT_CODE - code), 0)
-            v = X[i, f]
-            nn = np.int64(rt[nd, 2]) + (1 if v > rt[nd, 0] else 0)
-            if code < -1.5 or (code >= 0.0 and np.isnan(v)):
+            ur = np.uint64(r)
+            nd = node[ur]
+            i = row[ur]
+            u = np.uint64(nd) * c_stride
+            v = X[np.uint64(i), np.uint64(rc[u + f_at])]
+            nn = np.int64(rc[u + c_at]) + (1 if v > rv[np.uint64(nd) * v_stride] else 0)
+            # A categorical split (a negative step), or a missing value anywhere but at a
+            # leaf (which routes to itself).
+            if nn < 0 or (nn != nd and np.isnan(v)):
+                c = rv[np.uint64(nd) * v_stride]
+                first = np.int64(rc[u + c_at])
                 nn = SLOW
-                c = rt[nd, 0]
-                if code < -1.5 and not np.isnan(v):
+                if first < 0 and not np.isnan(v):
+                    first = -2 - first
                     if c >= 0.0:  # a == c (an unseen category, -1, goes right)
-                        nn = np.int64(rt[nd, 2]) + (0 if v == c else 1)
+                        nn = first + (0 if v == c else 1)
                     elif c < 0.0 and v >= 0.0:  # a subset split, a category seen at fit
-                        nn = np.int64(rt[nd, 2]) + cat_map[np.int64(-1.0 - c) + np.int64(v)]
+                        nn = first + cat_map[np.int64(-1.0 - c) + np.int64(v)]
                     elif np.isnan(c) and v >= 0.0 and v < n_children[nd]:  # multiway
-                        nn = np.int64(rt[nd, 2]) + np.int64(v)
+                        nn = first + np.int64(v)
                 if nn == SLOW:  # a missing value, or a category without a branch
                     nn = _route(X[i], nd, kind, feature, threshold, category, first_child,
                                 n_children, missing_mode, missing_child, cat_map_start,
@@ -264,7 +334,7 @@ def _apply_rows(X, t, rt, start, stop, out):
                     nn = nd
             if nn == nd:  # the row ends here (a leaf routes to itself): the next one
                 if live[r]:
-                    out[i] = nd
+                    nodes[i - start] = nd
                     if nxt_row < stop:
                         row[r] = nxt_row
                         nxt_row += 1
@@ -272,7 +342,7 @@ def _apply_rows(X, t, rt, start, stop, out):
                     else:
                         live[r] = False
                         active -= 1
-            node[r] = nn
+            node[ur] = nn
 
 
 def predict_tree(X, t, weighted_n, node_out):
