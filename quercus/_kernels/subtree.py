@@ -217,9 +217,11 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                                               x_row_stride, x_col_stride, x_rows, f)
         n_children = nbf if k == MULTIWAY else 2
         cat_map = np.zeros(1, dtype=np.int64)
-        if k == CAT_SUBSET:
-            cat_map = _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion,
-                                  split_bin[best])
+        # (``is_cat is None``: no categorical feature; numba compiles no subset split.)
+        if is_cat is not None:
+            if k == CAT_SUBSET:
+                cat_map = _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion,
+                                      split_bin[best])
         branch = route(codes[:, f], idx, k, split_bin[best], cat_map, nbf)
         known_w = np.zeros(n_children)
         any_missing = False
