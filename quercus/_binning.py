@@ -158,6 +158,8 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
             track[j], edges[j] = True, sampled
             n_bins[j] = len(sampled) + 1
             offsets[j + 1] += n_bins[j]
+            if n_bins[j] > np.iinfo(codes.dtype).max:  # (coded below, after this loop)
+                codes = widen_codes(codes, n_bins[j], written)
             continue
         if scratch is None:
             scratch = np.empty(n)  # (its pages take memory only once a column is copied)

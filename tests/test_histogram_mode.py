@@ -86,6 +86,24 @@ def test_edges_from_a_sample_still_bin_every_row_by_its_range():
     assert b.lo.min() == col.min() and b.hi.max() == col.max()
 
 
+@pytest.mark.parametrize("first_exact", [False, True])
+def test_more_than_255_bins_from_a_sample_get_codes_that_hold_them(first_exact):
+    # Edges from a sample, 300 bins: the codes must widen beyond uint8 (they wrapped
+    # around), whether or not a column coded before them was narrow.
+    rng = np.random.default_rng(2)
+    n = 230_000
+    col = rng.normal(size=n)
+    X = np.column_stack([np.arange(n) % 7, col]) if first_exact else col[:, None]
+    b = bin_features(X, np.zeros(X.shape[1], dtype=bool), [None] * X.shape[1], 300)
+    j = X.shape[1] - 1
+    codes = b.codes[:, j].astype(int)
+    assert b.n_bins[j] == 300 and codes.max() == 299 and len(np.unique(codes)) == 300
+    order = np.argsort(col, kind="stable")
+    assert (np.diff(codes[order]) >= 0).all()  # codes follow the values
+    if first_exact:
+        assert np.array_equal(b.codes[:, 0], np.arange(n) % 7)
+
+
 @pytest.mark.parametrize("levels,dtype", [(200, np.uint8), (1_000, np.uint16)])
 def test_codes_take_the_narrowest_type(levels, dtype):
     cats = np.arange(levels, dtype=object)
