@@ -9,7 +9,7 @@ import pytest
 
 import quercus
 from quercus import _binning, _estimators
-from quercus._kernels import _jit, criteria, predict, splits
+from quercus._kernels import _jit, criteria, predict, schema, splits
 
 
 def test_every_kernel_is_cached_releases_the_gil_and_has_no_c_wrapper():
@@ -47,7 +47,7 @@ def test_search_node_is_search_features_unpacked():
     idx = np.arange(n, dtype=np.int64)
     w = np.ones(n)
     args = (codes, n_bins, None, lo, lo, offsets, features, idx, w, y, y, 2, criteria.GINI,
-            splits.CAT_MULTIWAY, splits.LEARNED, 1, 0.0, np.full(p, -1.0))
+            schema.CAT_MULTIWAY, schema.LEARNED, 1, 0.0, np.full(p, -1.0))
     out = splits.search_node(*args)
     packed = splits.search_features(*args, 0.0, np.zeros((0, 2)), np.zeros(0, dtype=np.int64),
                                     np.zeros(p + 1, dtype=np.int64), None)

@@ -9,7 +9,7 @@ import pytest
 
 from quercus import C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier
 from quercus._kernels import predict
-from quercus._kernels.splits import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
+from quercus._kernels.schema import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
 
 
 def _frame(seed, n, missing):

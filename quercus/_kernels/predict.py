@@ -8,7 +8,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import inner, kernel, read_only
-from .splits import CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, NUMERIC
+from .schema import CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, NUMERIC
 
 # Rows per parallel task of the routing kernels: large enough to amortise a task's scratch
 # stack, small enough to balance the threads.

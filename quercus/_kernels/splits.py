@@ -26,8 +26,7 @@ import numpy as np
 from ._jit import inner, kernel
 from .criteria import (GINI, SQUARED_ERROR, is_regression, mass_scan, needs_positive_mean,
                        split_loss, split_scores, stats_weight)
-from .schema import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED,  # noqa: F401
-                     CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY, NUMERIC, SURROGATE)
+from .schema import CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, LEARNED, MULTIWAY, NUMERIC
 from .histograms import (compact_histogram, feature_histogram, known_and_missing_totals,
                          slice_histogram, slice_positions)
 
