@@ -154,8 +154,9 @@ def fit_tree(params, X, y, sample_weight, eval_set, from_columns):
     lazy = lazy_ok(params)
     check_fit_memory(X, params.max_bins, lazy=lazy, from_columns=from_columns)
     if from_columns:
-        schema, bins = _prepare.fit_schema_and_bin(X, params.categorical_features,
-                                                   params.max_bins, lazy=lazy)
+        with numba_threads(params.n_jobs):  # (binning codes rows in parallel)
+            schema, bins = _prepare.fit_schema_and_bin(X, params.categorical_features,
+                                                       params.max_bins, lazy=lazy)
         return fit_encoded(params, schema, [None], y, sample_weight, eval_set, bins=bins)
     schema, X_enc = _prepare.fit_schema_and_encode(X, params.categorical_features)
     # Long continuous columns need no value table: their thresholds are read from the
@@ -205,8 +206,9 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
                                                                         target.n_classes))
     counts = resolve_counts(params, n, p)
     if bins is None:
-        bins = bin_features(X_enc, schema.is_categorical, schema.categories,
-                            params.max_bins, lazy=lazy and X_enc is X_all)
+        with numba_threads(params.n_jobs):
+            bins = bin_features(X_enc, schema.is_categorical, schema.categories,
+                                params.max_bins, lazy=lazy and X_enc is X_all)
     data = target.binned_data(bins, schema.is_categorical.copy(), y_enc, w)
     cv_folds = cross_validates(params)
     # The folds grow on their rows of these bins when they are every row's exact bins:

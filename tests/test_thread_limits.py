@@ -14,3 +14,36 @@ def test_default_threads_follow_the_limits_a_parent_process_sets(monkeypatch):
     assert resolve_n_jobs(-1) == available_cores()  # an explicit request is kept
     monkeypatch.setenv("OMP_NUM_THREADS", "not a number")
     assert resolve_n_jobs(None) == available_cores()
+
+
+def test_binning_runs_on_the_threads_n_jobs_gives(monkeypatch):
+    """The fit's binning codes rows on numba's threads: ``n_jobs=1`` bins on one, as it
+    grows on one (binning ran with the process's setting, every core, before)."""
+    import numba
+    import numpy as np
+
+    from quercus import C45Classifier, CARTClassifier
+    from quercus import _fit, _prepare
+
+    seen = []
+
+    def spy(real):
+        def call(*args, **kwargs):
+            seen.append(numba.get_num_threads())
+            return real(*args, **kwargs)
+        return call
+
+    # Both ways in: binning straight from the columns (a CART fit that reads only bins)
+    # and from the encoded matrix (C4.5, whose pruning reads the rows).
+    monkeypatch.setattr(_prepare, "fit_schema_and_bin", spy(_prepare.fit_schema_and_bin))
+    monkeypatch.setattr(_fit, "bin_features", spy(_fit.bin_features))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    outer = numba.get_num_threads()
+    for n_jobs in (1, 2):
+        seen.clear()
+        CARTClassifier(n_jobs=n_jobs).fit(X, y)
+        C45Classifier(n_jobs=n_jobs).fit(X, y)
+        assert seen == [min(n_jobs, numba.config.NUMBA_NUM_THREADS)] * 2
+    assert numba.get_num_threads() == outer  # restored after the fit
