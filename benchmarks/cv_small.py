@@ -205,6 +205,7 @@ def _fmt(t):
 
 def main(argv=None):
     from benchmarks.missing_values import machine_description, r_status
+    from benchmarks.pruning_peers import markdown_table
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=9,
                         help="timed fits (quercus; 3 when a fit takes over 1 s) / timed loops "
@@ -247,10 +248,10 @@ def main(argv=None):
             print(f"quercus first fit {c['name']} ({c['missing']}): {first[i]:.3f} s")
     r = time_rpart(all_cases, args.reps, args.r_min_seconds) if has_rpart else {}
 
-    header = ("| data set | rows x cols | missing | task | quercus s (median [range]) | "
-              "quercus first fit, fresh process s | rpart s (median [range]) | "
-              "quercus / rpart | leaves quercus / rpart |")
-    lines = [header, "|---" * (header.count("|") - 1) + "|"]
+    header = ["data set", "rows x cols", "missing", "task", "quercus s (median [range])",
+              "quercus first fit, fresh process s", "rpart s (median [range])",
+              "quercus / rpart", "leaves quercus / rpart"]
+    rows = []
     ratios = []
     for i, c in enumerate(all_cases):
         times, leaves = q[i]
@@ -270,9 +271,8 @@ def main(argv=None):
         miss = c["missing"] + (f" ({100 * c['missing_share']:.1f}% cells)"
                                if c["missing"] != "no" else "")
         task = "classification" if c["task"] == "class" else "regression"
-        lines.append(f"| {c['name']} | {n} x {p} | {miss} | {task} | {qs} | {fs} | {rs} | "
-                     f"{ratio_s} | {lv} |")
-    table = "\n".join(lines)
+        rows.append([c["name"], f"{n} x {p}", miss, task, qs, fs, rs, ratio_s, lv])
+    table = markdown_table(header, rows)
     print("\n" + table)
     summary = ""
     if ratios:

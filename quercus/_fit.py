@@ -205,27 +205,26 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
         target = replace(target, class_priority=_prepare.class_priority(y_enc,
                                                                         target.n_classes))
     counts = resolve_counts(params, n, p)
-    if bins is None:
-        with numba_threads(params.n_jobs):
+    with numba_threads(params.n_jobs):  # (binning codes rows in parallel too)
+        if bins is None:
             bins = bin_features(X_enc, schema.is_categorical, schema.categories,
                                 params.max_bins, lazy=lazy and X_enc is X_all)
-    data = target.binned_data(bins, schema.is_categorical.copy(), y_enc, w)
-    cv_folds = cross_validates(params)
-    # The folds grow on their rows of these bins when they are every row's exact bins:
-    # the same trees as binning each fold's rows (Bins.take_rows), in a fraction of the
-    # time and without a float copy of each fold's rows.
-    fold_bins = bins if cv_folds and all_rows and bins.exact else None
-    del bins
-    if not (params.pruning == "pessimistic" or cv_folds):
-        # Growing reads the bins; only C4.5's pruning and the cost-complexity folds read
-        # the matrix. An encoded copy (a DataFrame with categories: 8 bytes a cell) is
-        # released here; a caller's float64 array is not copied in the first place.
-        # So are the label codes (the bins' targets are their float copy).
-        X_enc = X_all = None
-        y_enc = None
-    cfg = grow_config(params, target, counts, w)
-    rng = growth_rng(params, cfg, p)
-    with numba_threads(params.n_jobs):
+        data = target.binned_data(bins, schema.is_categorical.copy(), y_enc, w)
+        cv_folds = cross_validates(params)
+        # The folds grow on their rows of these bins when they are every row's exact bins:
+        # the same trees as binning each fold's rows (Bins.take_rows), in a fraction of
+        # the time and without a float copy of each fold's rows.
+        fold_bins = bins if cv_folds and all_rows and bins.exact else None
+        del bins
+        if not (params.pruning == "pessimistic" or cv_folds):
+            # Growing reads the bins; only C4.5's pruning and the cost-complexity folds
+            # read the matrix. An encoded copy (a DataFrame with categories: 8 bytes a
+            # cell) is released here; a caller's float64 array is not copied in the first
+            # place. So are the label codes (the bins' targets are their float copy).
+            X_enc = X_all = None
+            y_enc = None
+        cfg = grow_config(params, target, counts, w)
+        rng = growth_rng(params, cfg, p)
         tree, pre_log = grow(data, cfg, rng, val)
         explain_data = data if n * p <= EXPLAIN_CACHE_CELLS else None
         # Pruning needs no bins but the folds' codes: on big data their memory goes
