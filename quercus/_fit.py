@@ -21,8 +21,9 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 
-from . import _prepare
+from . import _prepare, _pruning
 from ._binning import bin_features
+from ._fold_bins import FoldBins
 from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, grow
 from ._kernels.criteria import check_classes, criterion_code
 from ._kernels.schema import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED
@@ -180,8 +181,9 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
     ``X_box`` is a one-element list holding the matrix: taken out here, the fit holds
     the only reference to an encoded copy and can free it once binned. It holds None
     when ``bins`` are given: the rows' bins already made (a fit that reads no more,
-    or a fold's rows of the whole data's exact bins). ``labels``: a classifier's
-    ``(classes, codes)``, ``y`` already encoded (a fold's, from the whole data's).
+    or a fold's bins, from the whole data's). ``labels``: a classifier's ``(classes,
+    codes)`` or a regressor's coded values, ``y`` already encoded (a fold's, from the whole
+    data's).
     ``lazy``: the matrix is the caller's and may be read for thresholds (see
     :func:`quercus._binning.bin_features`). Returns a :class:`FittedTree`."""
     X_enc = X_box.pop()
@@ -211,10 +213,8 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
                                 params.max_bins, lazy=lazy and X_enc is X_all)
         data = target.binned_data(bins, schema.is_categorical.copy(), y_enc, w)
         cv_folds = cross_validates(params)
-        # The folds grow on their rows of these bins when they are every row's exact bins:
-        # the same trees as binning each fold's rows (Bins.take_rows), in a fraction of
-        # the time and without a float copy of each fold's rows.
-        fold_bins = bins if cv_folds and all_rows and bins.exact else None
+        fold_bins = (_fold_binning(params, schema, X_enc, bins)
+                     if cv_folds and all_rows else None)
         del bins
         if not (params.pruning == "pessimistic" or cv_folds):
             # Growing reads the bins; only C4.5's pruning and the cost-complexity folds
@@ -236,10 +236,26 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
     return FittedTree(tree, target, schema, report, explain_data, ccp_alpha, cp_table)
 
 
+def _fold_binning(params, schema, X_enc, bins):
+    """What the cost-complexity folds take their bins from (``take_rows`` of their
+    rows), given every training row ``X_enc`` and its ``bins``: those bins when exact, the
+    same trees as binning each fold's rows (:meth:`quercus._binning.Bins.take_rows`), else
+    a :class:`~quercus._fold_bins.FoldBins` of the rows, which gives the very bins of a
+    fold's rows; both in a fraction of the time of binning them, and without a float copy
+    of each fold's rows. None: each fold bins its rows."""
+    if not _pruning.REUSE_FOLD_BINS:  # (the tests' switch)
+        return None
+    if bins.exact:
+        return bins
+    return FoldBins.of(X_enc, schema.is_categorical, schema.categories, params.max_bins)
+
+
 def encode_targets(params, y, n, labels=None):
     """The :class:`~quercus._target.Target` (without its tie order, which comes from the
     rows kept) and the targets coded: float64 values, or class indices. ``labels``: a
-    classifier's ``(classes, codes)`` already made.
+    classifier's ``(classes, codes)`` already made, or a regressor's values already
+    checked and coded (a fold's, by the whole fit; Poisson's are checked again, as a fold
+    of them may sum to zero).
 
     Examples
     --------
@@ -249,6 +265,8 @@ def encode_targets(params, y, n, labels=None):
     (['a', 'b'], [1, 0, 1])
     """
     if is_regressor(params):
+        if labels is not None and params.criterion != "poisson":
+            return Target(True, params.criterion), labels
         return (Target(True, params.criterion),
                 _prepare.encode_regression_target(y, n, params.criterion))
     if labels is None:
@@ -385,7 +403,7 @@ def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X
     ``X_enc``, ``y_enc``, ``w``: the rows the tree grew on (C4.5's pruning routes them);
     ``val``: the validation rows; ``X_all``, ``y``, ``w_user`` (the user's weights),
     ``w_all`` (the fit's): every training row, which the cost-complexity folds split (and
-    grow on their rows of ``fold_bins`` when given: every row's exact bins). Returns (tree,
+    take their bins from ``fold_bins`` when given: :func:`_fold_binning`). Returns (tree,
     report, the alpha applied or None, the complexity table or None)."""
     report = list(pre_log)
     if params.pruning == "reduced_error":
@@ -432,8 +450,8 @@ def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all,
 def _fold_fitter(params, schema, X_all, y, w_user):
     """``fit_fold(train, bins, labels)`` for :func:`quercus._pruning.complexity_table`:
     the fit of a fold's rows ``train`` of every training row ``X_all`` (or of ``bins``,
-    its rows of the whole data's bins) with the user's weights ``w_user`` (the fold
-    applies the class weights itself) and no pruning."""
+    its bins from the whole data's) with the user's weights ``w_user`` (the fold applies
+    the class weights itself) and no pruning."""
     threads = numba.get_num_threads()
     # One thread a fold when the folds run side by side. (Valid by construction: the
     # estimator's validated parameters, and these.)
@@ -446,9 +464,14 @@ def _fold_fitter(params, schema, X_all, y, w_user):
         # mask; a sum overflowing to both infinities would only keep the surrogates.)
         fold_params.set_params(max_surrogate=0)
     y = np.asarray(y)
+    # A regressor's targets are checked and coded once, not again in every fold.
+    values = (_prepare.encode_regression_target(y, len(y), params.criterion)
+              if is_regressor(params) else None)
 
     def fit_fold(train, bins, labels):
         X_box = [None] if bins is not None else [X_all[train]]
+        if values is not None:
+            labels = values[train]
         return fit_encoded(fold_params, schema, X_box, y[train], w_user[train], bins=bins,
                            labels=labels)
 

@@ -354,8 +354,8 @@ def _errors_at_alphas(target, tree, loss, alphas, X_enc, y_va, w_va):
 FOLD_THREADS_MIN_CELLS = 10_000
 
 
-# Folds grow on their rows of the whole data's exact bins (False: each bins its rows again,
-# which the tests compare against).
+# Folds take their bins from the whole data's (its exact bins, or a FoldBins); False: each
+# bins its rows again, which the tests compare against.
 REUSE_FOLD_BINS = True
 
 
@@ -396,9 +396,10 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     data's factor levels), without encoding the data again. ``fit_fold(train, bins,
     labels)`` grows a fold's tree on the rows ``train`` and returns a record with its
     ``tree`` and ``target`` (:func:`quercus._fit.fit_encoded`'s); ``bins``, when given
-    here, are every row's exact bins, and a fold is then given its rows of them
-    (:meth:`quercus._binning.Bins.take_rows`: the same tree as binning its rows again);
-    ``labels``: a classifier fold's (classes, label codes), coded from the whole data's.
+    here, are every row's exact bins or a :class:`~quercus._fold_bins.FoldBins`, and a
+    fold is then given its rows' bins from them (``bins.take_rows``: the same tree as
+    binning its rows again; None from it: the fold bins its rows); ``labels``: a
+    classifier fold's (classes, label codes), coded from the whole data's.
     ``w`` are the weights the errors are counted with. ``y_codes``: a classifier's labels
     already coded as indices of ``target.classes`` (None: coded here).
 

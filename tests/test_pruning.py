@@ -808,6 +808,113 @@ def test_cv_folds_grown_on_their_rows_of_the_whole_data_s_bins_give_the_table_of
     assert len(tables[True]) > 2
 
 
+def _assert_same_bins(got, want):
+    """Two Bins the same to the bit: codes (type and order too), bins and their ranges."""
+    assert got.codes.dtype == want.codes.dtype and got.codes.flags.f_contiguous
+    for name in ("codes", "n_bins", "lo", "hi", "offsets"):
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), name
+    assert got.exact == want.exact and got.source is None
+
+
+def _fold_bins_matrix(rng, n):
+    """Columns of every kind binning meets: continuous, few integers, rounded (ties),
+    categorical codes, each perhaps with missing values."""
+    cols, is_cat, cats = [], [], []
+    for kind in rng.permutation(["normal", "integers", "rounded", "categorical"]):
+        if kind == "normal":
+            c = rng.normal(size=n)
+        elif kind == "integers":
+            c = rng.integers(0, 40, n).astype(float)
+        elif kind == "rounded":
+            c = rng.exponential(size=n).round(2)
+        else:
+            c = rng.integers(0, 4, n).astype(float)
+        if rng.random() < 0.5:
+            c[rng.random(n) < 0.2] = np.nan
+        cols.append(c)
+        is_cat.append(kind == "categorical")
+        cats.append(list("abcd") if kind == "categorical" else None)
+    return np.column_stack(cols), np.array(is_cat), cats
+
+
+@pytest.mark.parametrize("max_bins", [None, 2, 9, 40, 255])
+def test_fold_bins_are_the_bins_of_binning_the_fold_s_rows(max_bins):
+    """A fold's bins taken from every row's exact ranks (FoldBins) are, to the bit, the
+    bins of binning the fold's rows alone: the same codes, bins, ranges and code type,
+    whether its columns get exact or quantile bins, with missing values and categories."""
+    from quercus._binning import bin_features
+    from quercus._fold_bins import FoldBins
+    rng = np.random.default_rng(max_bins or 0)
+    compared = 0
+    for n in (3, 40, 300, 700):
+        X, is_cat, cats = _fold_bins_matrix(rng, n)
+        folds = FoldBins.of(X, is_cat, cats, max_bins)
+        for size in (1, n // 2, n - 1, n):
+            rows = np.sort(rng.choice(n, max(size, 1), replace=False))
+            _assert_same_bins(folds.take_rows(rows), bin_features(X[rows], is_cat, cats,
+                                                                  max_bins))
+            compared += 1
+    assert compared == 16
+
+
+def test_fold_bins_refuse_what_could_bin_otherwise(monkeypatch):
+    """Where the whole data's ranks could give other bins than a fold's own binning, there
+    are none and the folds bin their rows, to the same table: a column holding -0.0 (a
+    fold's sort may keep either zero), and a quantile edge that is not between the two
+    values it parts (which the midpoint rule never gives: forced here)."""
+    from sklearn.model_selection import KFold
+
+    from quercus import _fold_bins, _pruning
+    from quercus._binning import bin_features
+    from quercus._fold_bins import FoldBins
+    assert FoldBins.of(np.array([[-0.0], [0.0], [1.0]]), np.array([False]), [None], 2) is None
+    X, y = _fold_table_data("continuous")
+    is_cat, cats = np.array([False, False]), [None, None]
+    rows = np.arange(0, len(y), 2)
+    folds = FoldBins.of(X.to_numpy(), is_cat, cats, 5)
+    _assert_same_bins(folds.take_rows(rows), bin_features(X.to_numpy()[rows], is_cat, cats, 5))
+    params = dict(pruning="cost_complexity", cv=KFold(10, shuffle=True, random_state=2),
+                  max_bins=5, max_surrogate=0, n_jobs=1)
+    monkeypatch.setattr(_pruning, "REUSE_FOLD_BINS", False)
+    want = CARTClassifier(**params).fit(X, y).cp_table_
+    monkeypatch.setattr(_pruning, "REUSE_FOLD_BINS", True)
+    monkeypatch.setattr(_fold_bins, "_midpoints", lambda lo, hi: hi)
+    assert folds.take_rows(rows) is None
+    pd.testing.assert_frame_equal(CARTClassifier(**params).fit(X, y).cp_table_, want,
+                                  check_exact=True)
+
+
+@pytest.mark.parametrize("case", sorted(FOLD_CASES))
+def test_cv_folds_with_quantile_bins_take_them_from_the_whole_data_s_ranks_to_the_same_table(
+        monkeypatch, case):
+    """With more distinct values than bins, the folds' bins come from one exact binning of
+    every row (FoldBins) instead of binning each fold's rows: the data is binned twice, not
+    eleven times, and the table is the same to the bit."""
+    from sklearn.model_selection import KFold
+
+    from quercus import _fit, _fold_bins, _pruning
+    data = "regression" if case == "regression" else (
+        "categorical" if case == "categorical" else "continuous")
+    X, y = _fold_table_data(data)
+    cls = CARTRegressor if data == "regression" else CARTClassifier
+    params = dict(pruning="cost_complexity", cv=KFold(10, shuffle=True, random_state=2),
+                  max_bins=16, n_jobs=1, **FOLD_CASES[case])
+    calls = []
+    for module in (_fit, _fold_bins):
+        real = module.bin_features
+        monkeypatch.setattr(module, "bin_features",
+                            lambda *a, real=real, **k: calls.append(1) or real(*a, **k))
+    tables = {}
+    for reuse in (True, False):
+        monkeypatch.setattr(_pruning, "REUSE_FOLD_BINS", reuse)
+        calls.clear()
+        tables[reuse] = cls(**params).fit(X, y).cp_table_
+        assert len(calls) == (2 if reuse else 11)
+    pd.testing.assert_frame_equal(tables[True], tables[False], check_exact=True)
+    assert len(tables[True]) > 2
+
+
 def test_cv_folds_on_two_threads_give_the_table_of_one_and_start_no_thread(monkeypatch):
     """The folds run side by side on the process's thread pool and the calling thread,
     merged in fold order: the same table to the bit on one thread and on two, and a fit
@@ -860,8 +967,10 @@ def test_cv_fold_missing_a_class_counts_its_held_out_row_as_an_error():
 def test_cv_folds_bin_their_own_rows_when_the_whole_data_s_bins_are_not_theirs(
         monkeypatch, why):
     """Quantile bins are cut from the rows binned (a fold's own rows cut its own), and a
-    row of weight zero is dropped before binning: then each fold bins its rows."""
-    from quercus import _fit
+    row of weight zero is dropped before binning: then no fold grows on its rows of the
+    whole data's bins. With quantile bins a fold's own bins come from every row's exact
+    ranks (FoldBins, one more binning); with a zero weight each fold bins its rows."""
+    from quercus import _fit, _fold_bins
     X, y = _fold_table_data("continuous")
     w = np.ones(len(y))
     params = dict(pruning="cost_complexity", cv=5, random_state=0, max_surrogate=0)
@@ -870,11 +979,12 @@ def test_cv_folds_bin_their_own_rows_when_the_whole_data_s_bins_are_not_theirs(
     else:
         w[3] = 0.0
     calls = []
-    real = _fit.bin_features
-    monkeypatch.setattr(_fit, "bin_features",
-                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    for module in (_fit, _fold_bins):
+        monkeypatch.setattr(module, "bin_features",
+                            lambda *a, real=module.bin_features, m=module, **k:
+                            calls.append(m) or real(*a, **k))
     CARTClassifier(**params).fit(X, y, sample_weight=w)
-    assert len(calls) == 6
+    assert calls == ([_fit, _fold_bins] if why == "quantile bins" else [_fit] * 6)
 
 
 def test_ccp_alpha_applies_after_any_other_pruning():

@@ -48,10 +48,16 @@ def weakest_links(risk, kind, first_child, n_children):
                 n_leaves[v] += n_leaves[first_child[v] + c]
     g = np.full(n, np.inf)
     n_active = 0
+    # The active internal nodes in index order: each step scans these, not every node (a
+    # full tree's steps mostly prune one node each, and the scans of every node were most
+    # of a fold's scoring); the same nodes are visited in the same order.
+    act = np.empty(n, dtype=np.int64)
     for v in range(n):
         if active[v]:
             g[v] = _g(risk, leaf_sum, n_leaves, v)
+            act[n_active] = v
             n_active += 1
+    n_act = n_active
     alphas = [0.0]
     risks = [leaf_sum[0] if active[0] else risk[0]]
     n_int = [n_active]
@@ -62,14 +68,15 @@ def weakest_links(risk, kind, first_child, n_children):
     in_step = np.zeros(n, dtype=np.bool_)
     while active[0]:
         best = np.inf
-        for v in range(n):
-            if g[v] < best:
-                best = g[v]
+        for i in range(n_act):
+            if g[act[i]] < best:
+                best = g[act[i]]
         tol = best + 1e-12 * max(1.0, abs(best))
-        for v in range(n):
-            in_step[v] = active[v] and g[v] <= tol
+        for i in range(n_act):
+            in_step[act[i]] = g[act[i]] <= tol
         first_new = len(step_nodes)
-        for v in range(n):
+        for i in range(n_act):
+            v = act[i]
             if not in_step[v]:
                 continue
             a = parent[v]
@@ -107,8 +114,13 @@ def weakest_links(risk, kind, first_child, n_children):
                 if active[a]:
                     g[a] = _g(risk, leaf_sum, n_leaves, a)
                 a = parent[a]
-        for v in range(n):
-            in_step[v] = False
+        kept = 0
+        for i in range(n_act):
+            in_step[act[i]] = False
+            if active[act[i]]:
+                act[kept] = act[i]
+                kept += 1
+        n_act = kept
         alphas.append(max(best, 0.0))
         risks.append(leaf_sum[0] if active[0] else risk[0])
         n_int.append(n_active)
