@@ -1673,3 +1673,28 @@ def test_cost_complexity_pruning_path_method_equals_scikit_learns(loader):
     est = CARTClassifier()
     est.cost_complexity_pruning_path(X, y)
     assert not hasattr(est, "tree_")
+
+
+def test_cv_folds_share_the_threads_from_a_few_hundred_cells(monkeypatch):
+    # The folds' kernels release the GIL: from FOLD_THREADS_MIN_CELLS cells (iris: 600)
+    # they run side by side; on the textbook's 17 rows they take turns in one thread.
+    from sklearn.datasets import load_iris
+
+    from quercus import _pruning
+    from quercus.datasets import load_watermelon
+    seen = []
+    real = _pruning.in_order
+
+    def spy(run, n, threads):
+        seen.append(threads)
+        return real(run, n, threads)
+
+    monkeypatch.setattr(_pruning, "in_order", spy)
+    X, y = load_iris(return_X_y=True)
+    assert X.size >= _pruning.FOLD_THREADS_MIN_CELLS
+    CARTClassifier(pruning="cost_complexity", n_jobs=2).fit(X, y)
+    assert seen == [2]
+    Xw, yw = load_watermelon("2.0")
+    assert Xw.size < _pruning.FOLD_THREADS_MIN_CELLS
+    CARTClassifier(pruning="cost_complexity", n_jobs=2).fit(Xw, yw)
+    assert seen == [2, 1]
