@@ -464,9 +464,10 @@ def _fold_fitter(params, schema, X_all, y, w_user):
         # mask; a sum overflowing to both infinities would only keep the surrogates.)
         fold_params.set_params(max_surrogate=0)
     y = np.asarray(y)
-    # A regressor's targets are checked and coded once, not again in every fold.
+    # A regressor's targets are checked and coded once, not again in every fold (but for
+    # Poisson's, which encode_targets checks per fold: a fold of them may sum to zero).
     values = (_prepare.encode_regression_target(y, len(y), params.criterion)
-              if is_regressor(params) else None)
+              if is_regressor(params) and params.criterion != "poisson" else None)
 
     def fit_fold(train, bins, labels):
         X_box = [None] if bins is not None else [X_all[train]]

@@ -787,25 +787,37 @@ def test_cv_folds_grown_on_their_rows_of_the_whole_data_s_bins_give_the_table_of
     as binning each fold's rows again; the data is binned once."""
     from sklearn.model_selection import KFold
 
-    from quercus import _fit, _pruning
+    from quercus import _fit
+    tables, binned = _tables_with_and_without_fold_bins(
+        monkeypatch, case, (_fit,), max_surrogate=0, max_bins=None, cv=KFold(
+            10, shuffle=True, random_state=2))
+    assert binned == {True: 1, False: 11}
+    pd.testing.assert_frame_equal(tables[True], tables[False], check_exact=True)
+    assert len(tables[True]) > 2
+
+
+def _tables_with_and_without_fold_bins(monkeypatch, case, binning_modules, **params):
+    """The cp tables of FOLD_CASES[case] with the folds' bins taken from the whole data's
+    and with each fold binning its rows, and how many times each fit called
+    ``bin_features`` (as the ``binning_modules`` name it)."""
+    from quercus import _pruning
     data = "regression" if case == "regression" else (
         "categorical" if case == "categorical" else "continuous")
     X, y = _fold_table_data(data)
     cls = CARTRegressor if data == "regression" else CARTClassifier
-    params = dict(pruning="cost_complexity", cv=KFold(10, shuffle=True, random_state=2),
-                  max_surrogate=0, max_bins=None, n_jobs=1, **FOLD_CASES[case])
     calls = []
-    real = _fit.bin_features
-    monkeypatch.setattr(_fit, "bin_features",
-                        lambda *a, **k: calls.append(1) or real(*a, **k))
-    tables = {}
+    for module in binning_modules:
+        real = module.bin_features
+        monkeypatch.setattr(module, "bin_features",
+                            lambda *a, real=real, **k: calls.append(1) or real(*a, **k))
+    tables, binned = {}, {}
     for reuse in (True, False):
         monkeypatch.setattr(_pruning, "REUSE_FOLD_BINS", reuse)
         calls.clear()
-        tables[reuse] = cls(**params).fit(X, y).cp_table_
-        assert len(calls) == (1 if reuse else 11)
-    pd.testing.assert_frame_equal(tables[True], tables[False], check_exact=True)
-    assert len(tables[True]) > 2
+        tables[reuse] = cls(pruning="cost_complexity", n_jobs=1, **params,
+                            **FOLD_CASES[case]).fit(X, y).cp_table_
+        binned[reuse] = len(calls)
+    return tables, binned
 
 
 def _assert_same_bins(got, want):
@@ -893,24 +905,11 @@ def test_cv_folds_with_quantile_bins_take_them_from_the_whole_data_s_ranks_to_th
     eleven times, and the table is the same to the bit."""
     from sklearn.model_selection import KFold
 
-    from quercus import _fit, _fold_bins, _pruning
-    data = "regression" if case == "regression" else (
-        "categorical" if case == "categorical" else "continuous")
-    X, y = _fold_table_data(data)
-    cls = CARTRegressor if data == "regression" else CARTClassifier
-    params = dict(pruning="cost_complexity", cv=KFold(10, shuffle=True, random_state=2),
-                  max_bins=16, n_jobs=1, **FOLD_CASES[case])
-    calls = []
-    for module in (_fit, _fold_bins):
-        real = module.bin_features
-        monkeypatch.setattr(module, "bin_features",
-                            lambda *a, real=real, **k: calls.append(1) or real(*a, **k))
-    tables = {}
-    for reuse in (True, False):
-        monkeypatch.setattr(_pruning, "REUSE_FOLD_BINS", reuse)
-        calls.clear()
-        tables[reuse] = cls(**params).fit(X, y).cp_table_
-        assert len(calls) == (2 if reuse else 11)
+    from quercus import _fit, _fold_bins
+    tables, binned = _tables_with_and_without_fold_bins(
+        monkeypatch, case, (_fit, _fold_bins), max_bins=16, cv=KFold(
+            10, shuffle=True, random_state=2))
+    assert binned == {True: 2, False: 11}
     pd.testing.assert_frame_equal(tables[True], tables[False], check_exact=True)
     assert len(tables[True]) > 2
 
