@@ -3,6 +3,7 @@ package, where files that ``pip uninstall`` leaves behind would hide a later edi
 install (``ImportError: cannot import name ... (unknown location)``)."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,10 +38,60 @@ def test_quercus_cache_dir_is_honoured_and_numba_cache_dir_wins(tmp_path):
                                     NUMBA_CACHE_DIR=str(numba_dir)).parents
 
 
-def test_two_installs_of_the_sources_get_separate_folders(tmp_path):
-    """The cache's subfolder hashes the source folder: a site-packages copy and an editable
-    checkout never read each other's entries."""
-    from quercus._kernels._jit import _UserCacheLocator
-    a = _UserCacheLocator.get_suitable_cache_subpath("/a/quercus/_kernels/splits.py")
-    b = _UserCacheLocator.get_suitable_cache_subpath("/b/quercus/_kernels/splits.py")
-    assert a != b
+COMPILE_ONE = """
+import sys, quercus
+assert quercus.__file__.startswith(sys.argv[1]), quercus.__file__
+from quercus._kernels.splits import midpoint
+midpoint(1.0, 2.0)
+print(len(midpoint.stats.cache_hits), len(midpoint.stats.cache_misses))
+"""
+
+
+def _copy_of_the_package(root):
+    package = Path(quercus.__file__).resolve().parent
+    shutil.copytree(package, root / "quercus", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def _hits_and_misses(root, cache):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(QUERCUS_CACHE_DIR=str(cache), QUERCUS_JIT="compile",
+               PYTHONPATH=str(root) + os.pathsep + env.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", COMPILE_ONE, str(root)], env=env, cwd=root,
+                         capture_output=True, text=True, check=True)
+    hits, misses = map(int, out.stdout.split())
+    return hits, misses
+
+
+def test_identical_sources_share_one_cache_wherever_they_lie(tmp_path):
+    """A second environment or checkout of the same sources loads the kernels the first
+    compiled (numba's own cache keys a kernel by its file's path and time)."""
+    cache = tmp_path / "cache"
+    a = _copy_of_the_package(tmp_path / "a")
+    b = _copy_of_the_package(tmp_path / "b")
+    assert _hits_and_misses(a, cache) == (0, 1)  # compiled
+    assert _hits_and_misses(b, cache) == (1, 0)  # loaded
+
+
+def test_editing_any_kernel_source_compiles_every_kernel_again(tmp_path):
+    """``midpoint`` lives in splits.py; a change to criteria.py, whose kernels the split
+    search calls, must not leave splits.py's cached kernels in use: numba checks only a
+    kernel's own file, and a stale caller of a changed kernel can crash."""
+    cache = tmp_path / "cache"
+    a = _copy_of_the_package(tmp_path / "a")
+    assert _hits_and_misses(a, cache) == (0, 1)
+    assert _hits_and_misses(a, cache) == (1, 0)
+    criteria = a / "quercus" / "_kernels" / "criteria.py"
+    criteria.write_text(criteria.read_text() + "\n# edited\n")
+    assert _hits_and_misses(a, cache) == (0, 1)
+
+
+def test_the_cache_folder_names_the_sources_not_their_folder():
+    from quercus._kernels._jit import _UserCacheLocator, sources_hash
+    from quercus._kernels.splits import midpoint
+    locator = midpoint._cache._impl.locator
+    if os.environ.get("NUMBA_CACHE_DIR"):  # numba's own folder and stamps
+        assert not isinstance(locator, _UserCacheLocator)
+    else:
+        assert Path(locator.get_cache_path()).name == "kernels-" + sources_hash()[:20]
+        assert locator.get_source_stamp() == sources_hash()

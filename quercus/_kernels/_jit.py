@@ -19,10 +19,13 @@ same tree. ``QUERCUS_JIT=compile`` always compiles, ``QUERCUS_JIT=interpret`` ne
 :func:`quercus.set_config` sets the same per process.
 """
 
+import functools
+import hashlib
 import importlib
 import os
 import pkgutil
 import sys
+from pathlib import Path
 
 import numba
 from numba import njit
@@ -60,15 +63,45 @@ def cache_root():
     return os.path.join(base, "quercus")
 
 
+@functools.lru_cache(maxsize=None)
+def sources_hash():
+    """SHA-256 (hex) of the source of every module that defines kernels (this package's
+    and ``quercus/_binning.py``): what the cached kernels were compiled from.
+
+    numba keys a cached kernel by its own file's modification time only, so that editing
+    one kernel module left stale the cached kernels of other files that call into it, and
+    a second install of the very same sources (another environment, a fresh checkout)
+    compiled everything again. Keyed by this hash instead, any change to any kernel source
+    compiles them all again, and identical sources share one cache wherever they lie.
+
+    Examples
+    --------
+    >>> len(sources_hash()), sources_hash() == sources_hash()
+    (64, True)
+    """
+    here = Path(__file__).resolve().parent
+    files = sorted(here.glob("*.py")) + [here.parent / "_binning.py"]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(f"{path.parent.name}/{path.name}\0".encode())
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
 class _UserCacheLocator(UserProvidedCacheLocator):
-    """numba's locator for a user-given folder, pointed at :func:`cache_root`. The source
-    folder's hash in the path keeps two installs of quercus apart."""
+    """numba's locator for a user-given folder, pointed at :func:`cache_root`: a folder
+    per :func:`sources_hash`, which is also every entry's stamp (numba's own stamp is the
+    file's modification time)."""
 
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
         self._cache_path = os.path.join(cache_root(), "numba-" + numba.__version__,
-                                        self.get_suitable_cache_subpath(py_file))
+                                        "kernels-" + sources_hash()[:20])
+
+    def get_source_stamp(self):
+        return sources_hash()
 
     @classmethod
     def from_function(cls, py_func, py_file):
