@@ -14,13 +14,17 @@ CODE = ("from quercus._kernels.splits import midpoint; "
         "print(midpoint._cache._cache_path)")
 
 
-def _cache_path(**env):
+def _python(code, *args, cwd=None, **env):
+    """The stdout of ``code`` in a fresh interpreter, with no cache folder set but ``env``'s."""
     full = {k: v for k, v in os.environ.items()
             if k not in ("NUMBA_CACHE_DIR", "QUERCUS_CACHE_DIR")}
     full.update(env)
-    out = subprocess.run([sys.executable, "-c", CODE], env=full, capture_output=True,
-                         text=True, check=True)
-    return Path(out.stdout.strip())
+    return subprocess.run([sys.executable, "-c", code, *args], env=full, cwd=cwd,
+                          capture_output=True, text=True, check=True).stdout
+
+
+def _cache_path(**env):
+    return Path(_python(CODE, **env).strip())
 
 
 def test_kernels_are_cached_outside_the_package_folder(tmp_path):
@@ -54,12 +58,10 @@ def _copy_of_the_package(root):
 
 
 def _hits_and_misses(root, cache):
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    env.update(QUERCUS_CACHE_DIR=str(cache), QUERCUS_JIT="compile",
-               PYTHONPATH=str(root) + os.pathsep + env.get("PYTHONPATH", ""))
-    out = subprocess.run([sys.executable, "-c", COMPILE_ONE, str(root)], env=env, cwd=root,
-                         capture_output=True, text=True, check=True)
-    hits, misses = map(int, out.stdout.split())
+    out = _python(COMPILE_ONE, str(root), cwd=root, QUERCUS_CACHE_DIR=str(cache),
+                  QUERCUS_JIT="compile",
+                  PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    hits, misses = map(int, out.split())
     return hits, misses
 
 

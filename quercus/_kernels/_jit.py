@@ -63,6 +63,10 @@ def cache_root():
     return os.path.join(base, "quercus")
 
 
+# The one module outside this package that defines kernels (see :func:`kernels`).
+_OUTSIDE = "_binning"
+
+
 @functools.lru_cache(maxsize=None)
 def sources_hash():
     """SHA-256 (hex) of the source of every module that defines kernels (this package's
@@ -80,7 +84,7 @@ def sources_hash():
     (64, True)
     """
     here = Path(__file__).resolve().parent
-    files = sorted(here.glob("*.py")) + [here.parent / "_binning.py"]
+    files = sorted(here.glob("*.py")) + [here.parent / f"{_OUTSIDE}.py"]
     digest = hashlib.sha256()
     for path in files:
         digest.update(f"{path.parent.name}/{path.name}\0".encode())
@@ -205,7 +209,7 @@ def kernels():
     import quercus._kernels as package
     names = [f"quercus._kernels.{m.name}" for m in pkgutil.iter_modules(package.__path__)]
     found = []
-    for module in map(importlib.import_module, names + ["quercus._binning"]):
+    for module in map(importlib.import_module, names + [f"quercus.{_OUTSIDE}"]):
         for name, obj in vars(module).items():
             if isinstance(obj, Dispatcher) and obj.py_func.__module__ == module.__name__:
                 found.append((f"{module.__name__}.{name}", obj))
