@@ -23,7 +23,7 @@ its printed build time used). Both sides are timed after an untimed warm-up, as 
 of ``--reps`` builds per fold.
 
 Part 2, **cost-complexity vs rpart**: ``CARTClassifier(pruning="cost_complexity",
-ccp_loss="error", cv=<folds>, max_surrogate=0)`` against
+ccp_loss="error", cv=<folds>, max_surrogate=0, cp=0)`` against
 ``rpart(method="class", control=rpart.control(cp=0, minsplit=2, minbucket=1, xval=<fold ids>,
 maxsurrogate=0, usesurrogate=0))`` (``benchmarks/rpart_cptable.R``) with the same fold
 assignment, on numeric data without missing values (iris, wine, wdbc, mlbench BreastCancer's
@@ -426,7 +426,7 @@ def run_rpart_cptable(name, X, y, splits, reps):
 
 def quercus_ccp(X, y, splits, reps):
     est = CARTClassifier(pruning="cost_complexity", ccp_loss="error", cv=splits,
-                         max_surrogate=0, **EXACT)
+                         max_surrogate=0, cp=0.0, **EXACT)
     secs = []
     for _ in range(reps):
         model = clone(est)
@@ -798,7 +798,7 @@ def main(argv=None):
             "## 2. Cost-complexity: `CARTClassifier(pruning=\"cost_complexity\")` vs rpart",
             "",
             "quercus: `CARTClassifier(pruning=\"cost_complexity\", ccp_loss=\"error\", "
-            "cv=<folds>, max_surrogate=0)`; rpart: `rpart(y ~ ., method = \"class\", control "
+            "cv=<folds>, max_surrogate=0, cp=0)`; rpart: `rpart(y ~ ., method = \"class\", control "
             "= rpart.control(cp = 0, minsplit = 2, minbucket = 1, xval = <fold ids>, "
             "maxsurrogate = 0, usesurrogate = 0))`, the same stratified 10 folds "
             f"(`random_state={SEED}`) for both. Numeric data without missing values. "

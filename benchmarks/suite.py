@@ -244,6 +244,8 @@ def quercus_estimator(key, task, n_train, n_classes=0, cats=()):
     elif key == "ccp":
         est, args = CARTClassifier(), dict(pruning="cost_complexity", cv=CV_FOLDS,
                                            ccp_loss="error", max_surrogate=0)
+        if "cp" in est.get_params():  # the whole sequence, as rpart's run with cp = 0
+            args["cp"] = 0.0
         if cats and n_classes == 2 and "ordered" in _param_options(est, "categorical_split"):
             # rpart splits a categorical attribute into two subsets (for two classes by
             # the ordering quercus's "ordered" uses); one-vs-rest grows another tree.

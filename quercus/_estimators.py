@@ -66,6 +66,12 @@ _COMMON_PARAMS_DOC = """    splitter : {"best", "random"}, default="best"
         does when every surrogate is missing too); "always": at every split node, as rpart
         does (a slower fit; surrogates then also route future missing values at nodes
         that saw none). The tree itself is the same either way.
+    cp : float, default=0.01
+        rpart's complexity parameter, for ``pruning="cost_complexity"`` chosen by
+        cross-validation: its complexity table (``cp_table_``) starts at ``alpha = cp *
+        R(root)``, and neither the tree nor the folds' trees split a node whose risk is
+        below that (such a split is pruned at every alpha of the table). 0 grows and
+        cross-validates the whole sequence (scikit-learn's path, rpart's ``cp = 0``).
     n_jobs : int or None, default=None
         Threads for the split search and for prediction: None or -1 all cores, -2 all but
         one. The tree does not depend on it: each feature is searched by one thread.
@@ -449,7 +455,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseTree):
                  class_weight=None,
                  pruning=None, validation_fraction=0.25, strict_improvement=True,
                  confidence_factor=0.25, subtree_raising=True, ccp_alpha=0.0,
-                 ccp_loss="impurity", cv=10, cv_rule="1se", n_jobs=None, random_state=None):
+                 ccp_loss="impurity", cv=10, cv_rule="1se", cp=0.01, n_jobs=None,
+                 random_state=None):
         # scikit-learn's rule: __init__ stores each argument, unchanged, as the
         # attribute of its name (and does nothing else).
         vars(self).update(_init_arguments(locals()))
@@ -588,7 +595,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
                  pruning=None,
                  validation_fraction=0.25, strict_improvement=True, confidence_factor=0.25,
                  subtree_raising=True, ccp_alpha=0.0, ccp_loss="impurity", cv=10,
-                 cv_rule="1se", n_jobs=None, random_state=None):
+                 cv_rule="1se", cp=0.01, n_jobs=None, random_state=None):
         # scikit-learn's rule: __init__ stores each argument, unchanged, as the
         # attribute of its name (and does nothing else).
         vars(self).update(_init_arguments(locals()))
@@ -662,8 +669,8 @@ class ID3Classifier(DecisionTreeClassifier):
                  missing_strategy="fractional", max_surrogate=5, surrogates="where_missing",
                  class_weight=None, pruning=None, validation_fraction=0.25,
                  strict_improvement=True, confidence_factor=0.25, subtree_raising=True,
-                 ccp_alpha=0.0, ccp_loss="impurity", cv=10, cv_rule="1se", n_jobs=None,
-                 random_state=None):
+                 ccp_alpha=0.0, ccp_loss="impurity", cv=10, cv_rule="1se", cp=0.01,
+                 n_jobs=None, random_state=None):
         super().__init__(**_init_arguments(locals()))
 
 
@@ -693,8 +700,8 @@ class C45Classifier(DecisionTreeClassifier):
                  missing_strategy="fractional", max_surrogate=5, surrogates="where_missing",
                  class_weight=None, pruning="pessimistic", validation_fraction=0.25,
                  strict_improvement=True, confidence_factor=0.25, subtree_raising=True,
-                 ccp_alpha=0.0, ccp_loss="impurity", cv=10, cv_rule="1se", n_jobs=None,
-                 random_state=None):
+                 ccp_alpha=0.0, ccp_loss="impurity", cv=10, cv_rule="1se", cp=0.01,
+                 n_jobs=None, random_state=None):
         super().__init__(**_init_arguments(locals()))
 
 
@@ -723,8 +730,8 @@ class CARTClassifier(DecisionTreeClassifier):
                  missing_strategy="surrogate", max_surrogate=5, surrogates="where_missing",
                  class_weight=None, pruning=None, validation_fraction=0.25,
                  strict_improvement=True, confidence_factor=0.25, subtree_raising=True,
-                 ccp_alpha=0.0, ccp_loss="impurity", cv=10, cv_rule="1se", n_jobs=None,
-                 random_state=None):
+                 ccp_alpha=0.0, ccp_loss="impurity", cv=10, cv_rule="1se", cp=0.01,
+                 n_jobs=None, random_state=None):
         super().__init__(**_init_arguments(locals()))
 
 
@@ -753,7 +760,8 @@ class CARTRegressor(DecisionTreeRegressor):
                  missing_strategy="surrogate", max_surrogate=5, surrogates="where_missing",
                  pruning=None, validation_fraction=0.25, strict_improvement=True,
                  confidence_factor=0.25, subtree_raising=True, ccp_alpha=0.0,
-                 ccp_loss="impurity", cv=10, cv_rule="1se", n_jobs=None, random_state=None):
+                 ccp_loss="impurity", cv=10, cv_rule="1se", cp=0.01, n_jobs=None,
+                 random_state=None):
         super().__init__(**_init_arguments(locals()))
 
 

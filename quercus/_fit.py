@@ -24,7 +24,8 @@ from sklearn.utils.class_weight import compute_sample_weight
 from . import _prepare, _pruning
 from ._binning import bin_features
 from ._fold_bins import FoldBins
-from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, grow
+from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, grow, root_risk
+from ._kernels.complexity import RISK_ENTROPY, RISK_ERROR, RISK_IMPURITY
 from ._kernels.criteria import check_classes, criterion_code
 from ._kernels.schema import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED
 from ._memory import check_fit_memory
@@ -174,7 +175,7 @@ def fit_tree(params, X, y, sample_weight, eval_set, from_columns):
 
 
 def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=None,
-                labels=None, lazy=False):
+                labels=None, lazy=False, risk_floor=None):
     """The fit from the columns' schema and the encoded matrix (cross-validation folds
     start here with the whole data's: no re-encoding, the same categories).
 
@@ -185,7 +186,9 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
     codes)`` or a regressor's coded values, ``y`` already encoded (a fold's, from the whole
     data's).
     ``lazy``: the matrix is the caller's and may be read for thresholds (see
-    :func:`quercus._binning.bin_features`). Returns a :class:`FittedTree`."""
+    :func:`quercus._binning.bin_features`). ``risk_floor``: a cross-validation fold's
+    cost-complexity floor (:func:`growth_floor`'s of the whole fit; None: the fit's own).
+    Returns a :class:`FittedTree`."""
     X_enc = X_box.pop()
     X_all = X_enc
     n, p = (X_enc if bins is None else bins.codes).shape
@@ -224,6 +227,10 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
             X_enc = X_all = None
             y_enc = None
         cfg = grow_config(params, target, counts, w)
+        # (A regressor's "error" is its squared error: the impurity.)
+        cfg.risk_loss = RISK_IMPURITY if target.regression else RISK_CODES[params.ccp_loss]
+        cfg.risk_floor = (growth_floor(params, target, data, cfg) if risk_floor is None
+                          else risk_floor)
         rng = growth_rng(params, cfg, p)
         tree, pre_log = grow(data, cfg, rng, val)
         explain_data = data if n * p <= EXPLAIN_CACHE_CELLS else None
@@ -232,8 +239,36 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
         del data
         tree, report, ccp_alpha, cp_table = post_prune(
             params, schema, target, tree, pre_log, X_enc=X_enc, y_enc=y_enc, w=w, val=val,
-            X_all=X_all, y=y, w_user=w_user, w_all=w_all, fold_bins=fold_bins)
+            X_all=X_all, y=y, w_user=w_user, w_all=w_all, fold_bins=fold_bins,
+            floor=cfg.risk_floor)
     return FittedTree(tree, target, schema, report, explain_data, ccp_alpha, cp_table)
+
+
+RISK_CODES = {"impurity": RISK_IMPURITY, "error": RISK_ERROR, "entropy": RISK_ENTROPY}
+
+
+def growth_floor(params, target, data, cfg):
+    """The cost-complexity floor of a fit (``GrowConfig.risk_floor``): the smallest alpha
+    its pruning looks at, so that no node of smaller risk is split. Cross-validated
+    pruning: ``cp`` times the root's risk (rpart's ``cp``: the complexity table starts
+    there); ``ccp_alpha`` when the tree is pruned at it and no other pruning comes
+    first; else 0. A regressor's ``ccp_loss="entropy"`` (of its means) gets no floor.
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier
+    >>> growth_floor(CARTClassifier(ccp_alpha=0.02), None, None, None)
+    0.02
+    >>> growth_floor(CARTClassifier(pruning="pessimistic", ccp_alpha=0.02), None, None, None)
+    0.0
+    """
+    if target is not None and target.regression and params.ccp_loss == "entropy":
+        return 0.0
+    if cross_validates(params):
+        return float(params.cp) * root_risk(data, cfg) if float(params.cp) > 0 else 0.0
+    if params.pruning in (None, "pre", "cost_complexity") and float(params.ccp_alpha) > 0:
+        return float(params.ccp_alpha)
+    return 0.0
 
 
 def _fold_binning(params, schema, X_enc, bins):
@@ -397,13 +432,14 @@ def growth_rng(params, cfg, n_features):
 
 # ---------------------------------------------------------------- post-pruning
 def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X_all, y,
-               w_user, w_all, fold_bins=None):
+               w_user, w_all, fold_bins=None, floor=0.0):
     """Prune the grown ``tree`` as ``params.pruning`` and ``ccp_alpha`` say.
 
     ``X_enc``, ``y_enc``, ``w``: the rows the tree grew on (C4.5's pruning routes them);
     ``val``: the validation rows; ``X_all``, ``y``, ``w_user`` (the user's weights),
     ``w_all`` (the fit's): every training row, which the cost-complexity folds split (and
-    take their bins from ``fold_bins`` when given: :func:`_fold_binning`). Returns (tree,
+    take their bins from ``fold_bins`` when given: :func:`_fold_binning`); ``floor``: the
+    tree's cost-complexity floor (:func:`growth_floor`). Returns (tree,
     report, the alpha applied or None, the complexity table or None)."""
     report = list(pre_log)
     if params.pruning == "reduced_error":
@@ -422,8 +458,12 @@ def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X
         # The codes of the labels the tree grew on are every row's when no row was
         # dropped (a zero weight).
         codes = None if target.regression or len(y_enc) != len(w_user) else y_enc
+        if floor > 0.0:
+            # The table starts at the floor's subtree (rpart's tree grown to ``cp``).
+            tree, more = prune_at_alpha(target, tree, floor, params.ccp_loss)
+            report += more
         cp_table = cross_validated_table(params, schema, target, tree, X_all, y, w_user,
-                                         w_all, fold_bins, codes)
+                                         w_all, fold_bins, codes, floor)
         row = choose_row(cp_table, params.cv_rule)
         ccp_alpha = float(cp_table["alpha"].iloc[row])
         tree, more = prune_to_row(target, tree, row, params.ccp_loss)
@@ -432,26 +472,30 @@ def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X
         ccp_alpha = float(params.ccp_alpha)
         tree, more = prune_at_alpha(target, tree, ccp_alpha, params.ccp_loss)
         report += more
-    tree, report = finish(tree, report, schema.feature_names)
+    # A cost-complexity-pruned tree is numbered breadth-first (compacted) even when nothing
+    # was cut: the same tree whether grown whole or only to its floor.
+    tree, report = finish(tree, report, schema.feature_names, renumber=ccp_alpha is not None)
     return tree, report, ccp_alpha, cp_table
 
 
 def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all, fold_bins,
-                          codes):
+                          codes, floor=0.0):
     """rpart's complexity table of ``tree`` (:func:`quercus._pruning.complexity_table`),
     its folds grown by :func:`fit_encoded` with ``params`` unpruned. ``codes``: a
-    classifier's labels of every row as class indices (None: coded from ``y``)."""
+    classifier's labels of every row as class indices (None: coded from ``y``).
+    ``floor``: the table's smallest alpha, to which the folds grow."""
     seed = check_random_state(params.random_state).randint(2**31)
-    fit_fold = _fold_fitter(params, schema, X_all, y, w_user)
+    fit_fold = _fold_fitter(params, schema, X_all, y, w_user, floor)
     return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv, seed,
-                            fit_fold, fold_bins, codes)
+                            fit_fold, fold_bins, codes, alpha_floor=floor)
 
 
-def _fold_fitter(params, schema, X_all, y, w_user):
+def _fold_fitter(params, schema, X_all, y, w_user, floor=0.0):
     """``fit_fold(train, bins, labels)`` for :func:`quercus._pruning.complexity_table`:
     the fit of a fold's rows ``train`` of every training row ``X_all`` (or of ``bins``,
     its bins from the whole data's) with the user's weights ``w_user`` (the fold applies
-    the class weights itself) and no pruning."""
+    the class weights itself) and no pruning, grown to the cost-complexity ``floor`` (the
+    folds are scored at alphas from it up)."""
     threads = numba.get_num_threads()
     # One thread a fold when the folds run side by side. (Valid by construction: the
     # estimator's validated parameters, and these.)
@@ -474,6 +518,6 @@ def _fold_fitter(params, schema, X_all, y, w_user):
         if values is not None:
             labels = values[train]
         return fit_encoded(fold_params, schema, X_box, y[train], w_user[train], bins=bins,
-                           labels=labels)
+                           labels=labels, risk_floor=floor)
 
     return fit_fold

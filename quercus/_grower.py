@@ -15,6 +15,7 @@ import numpy as np
 from . import _memory
 from ._binning import lazy_features
 from ._kernels.absolute import ae_category_order, ae_search_node
+from ._kernels.complexity import weighted_risk
 from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR, impurity,
                                 criterion_code)  # noqa: F401 (criterion_code: re-export)
 from ._kernels.histograms import (class_totals, feature_histogram, fill_histograms,
@@ -122,6 +123,12 @@ class GrowConfig:
     strict: bool = True          # pre-pruning splits only on a strict improvement
     priority: np.ndarray = None  # class tie-break order (first appearance)
     surrogates_always: bool = True  # False: surrogates only where the node has missing values
+    # Cost-complexity floor: a node whose risk R(t) (loss ``risk_loss``, a RISK_* code of
+    # _kernels/complexity.py; R(t) as a share of the root's weight) is below ``risk_floor``
+    # is a leaf. It is one in every subtree of the weakest-link sequence at alphas from
+    # risk_floor up (R(t) bounds its subtree's g(t)), so those subtrees are unchanged.
+    risk_floor: float = 0.0
+    risk_loss: int = 0
 
 
 @dataclass
@@ -283,6 +290,7 @@ def grow(data, cfg, rng, validation=None):
     w0 = data.w  # (no kernel writes a node's weights: no copy, 8 bytes a row less)
     stats0 = _root_stats(data)
     total_w = float(w0.sum())
+    floor_w = risk_floor_weight(cfg, total_w)
     in_kernel = subtree_allowed(cfg, p, data.has_missing)
     limit = subtree_limit(n, numba.get_num_threads(), data.is_regression)
     if in_kernel and n <= limit:
@@ -338,6 +346,8 @@ def grow(data, cfg, rng, validation=None):
         else:
             pure = np.count_nonzero(stats > 0) <= 1
         if pure or not may_split(cfg, depth, m, wi.sum()):
+            continue
+        if floor_w > 0.0 and weighted_risk(stats, imp, wi.sum(), cfg.risk_loss) < floor_w:
             continue
         features = all_features[~used]
         if features.size == 0:
@@ -509,7 +519,25 @@ def _subtree(data, cfg, layout, item, depth, total_w):
         cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
         cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
         cfg.min_objects, total_w, idx, wi, stats, used, depth, presort,
-        dense, hist_offsets, HIST_MIN_SAMPLES, *data.value_args)
+        dense, hist_offsets, HIST_MIN_SAMPLES, risk_floor_weight(cfg, total_w), cfg.risk_loss,
+        *data.value_args)
+
+
+def risk_floor_weight(cfg, total_w):
+    """``cfg.risk_floor`` in weight (times the root's ``total_w``), a hair lower: a node
+    below it collapses in the weakest-link sequence at ``risk_floor`` however the risks'
+    sums round."""
+    return cfg.risk_floor * total_w * (1.0 - 1e-9)
+
+
+def root_risk(data, cfg):
+    """R(root) of loss ``cfg.risk_loss``: the scale of rpart's ``cp``."""
+    stats = _root_stats(data)
+    w = float(data.w.sum())
+    if w <= 0.0:
+        return 0.0
+    _, imp = node_value_and_impurity(data, cfg, np.arange(data.w.shape[0]), data.w, stats)
+    return float(weighted_risk(stats, imp, w, cfg.risk_loss)) / w
 
 
 def _table_tree(ints, flts, count, cat_map):

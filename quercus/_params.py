@@ -32,6 +32,7 @@ TREE_PARAMS = {
     "ccp_loss": [StrOptions({"impurity", "error", "entropy"})],
     "cv": ["cv_object"],
     "cv_rule": [StrOptions({"min", "1se"})],
+    "cp": [Interval(Real, 0.0, None, closed="left")],
     "splitter": [StrOptions({"best", "random"})],
     "max_depth": [Interval(Integral, 1, None, closed="left"), None],
     "min_samples_split": [

@@ -102,7 +102,8 @@ def prune(estimator, method, X_val=None, y_val=None, *, sample_weight=None, **pa
             tree, report = _pruning.pessimistic(target, tree, X_enc, y_enc, w,
                                                 float(est.confidence_factor),
                                                 bool(est.subtree_raising))
-    est.tree_, new_report = _pruning.finish(tree, report, est.schema_.feature_names)
+    est.tree_, new_report = _pruning.finish(tree, report, est.schema_.feature_names,
+                                            renumber=method == "cost_complexity")
     est.pruning_report_ = list(getattr(estimator, "pruning_report_", [])) + new_report
     est.pruning = method
     return est

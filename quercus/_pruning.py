@@ -65,13 +65,15 @@ def compact(tree):
     return TreeArrays(**fields, **flat), old
 
 
-def finish(tree, report, feature_names):
+def finish(tree, report, feature_names, renumber=False):
     """Compact a pruned tree, renumber its report's nodes to the new indices and name
-    their features (``feature_names`` of the feature indices)."""
+    their features (``feature_names`` of the feature indices). ``renumber``: compact even
+    when nothing was pruned (cost-complexity pruning: a tree grown only as far as the
+    pruning keeps is numbered as the whole tree pruned)."""
     report = [dict(r, feature=None if r["feature"] < 0 else feature_names[r["feature"]])
               for r in report]
-    if not any(r["leaves_removed"] > 0 or r["reason"].startswith("subtree")
-               for r in report):
+    if not renumber and not any(r["leaves_removed"] > 0 or r["reason"].startswith("subtree")
+                                for r in report):
         return tree, report
     new_tree, old = compact(tree)
     new_of_old = {int(o): i for i, o in enumerate(old)}
@@ -388,7 +390,7 @@ def default_folds(cv, n_rows, y_codes, random_state):
 
 
 def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold,
-                     bins=None, y_codes=None):
+                     bins=None, y_codes=None, alpha_floor=0.0):
     """rpart's complexity table of ``tree`` (of target ``target``) from k-fold
     cross-validation.
 
@@ -409,6 +411,10 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     xerror and xstd (cross-validated misclassification or squared error relative to the
     root's, and its standard error). Each subtree ``T_i`` is evaluated on the folds at the
     geometric mean of its alpha interval, as rpart does.
+
+    ``alpha_floor`` > 0: ``tree`` is the weakest-link subtree at that alpha (grown and
+    pruned to it: rpart's tree grown to ``cp``), whose interval starts there; the folds'
+    trees are grown to it too (``fit_fold``'s), as they are scored at alphas from it up.
     """
     import pandas as pd
     from sklearn.model_selection import check_cv
@@ -418,7 +424,11 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     upper = np.append(alphas[1:], np.inf)
     with np.errstate(invalid="ignore"):  # 0 * inf when the tree is its root alone
         eval_alpha = np.sqrt(alphas * upper)
-    eval_alpha[0] = 0.0 if alphas.size > 1 else np.inf
+    if alpha_floor > 0.0:
+        alphas[0] = alpha_floor
+        eval_alpha[0] = np.sqrt(alpha_floor * upper[0]) if alphas.size > 1 else np.inf
+    else:
+        eval_alpha[0] = 0.0 if alphas.size > 1 else np.inf
     y_arr = np.asarray(y)
     n_classes = target.n_classes
     if target.regression:

@@ -5,7 +5,8 @@ compares the complexity table, the chosen alpha and the pruned tree with those t
 before the folds took their bins from the whole data's (:mod:`quercus._fold_bins`) and
 their regression targets from the whole fit's: speed-ups that must not change a number.
 The cases cover exact and quantile bins, categorical columns, missing values, class
-weights and the Poisson criterion.
+weights and the Poisson criterion. They grow the whole weakest-link sequence (``cp=0``); the
+default ``cp=0.01`` must give those tables from its floor up.
 
 After an intended change of the results, regenerate with
 ``python tests/test_cv_tables_golden.py --regen`` and review the diff.
@@ -57,7 +58,7 @@ def _mixed(n=300, missing=0.0):
 
 def _cases():
     """name -> (estimator, X, y)."""
-    cc = dict(pruning="cost_complexity", random_state=0)
+    cc = dict(pruning="cost_complexity", random_state=0, cp=0.0)  # the whole sequence
     mixed_y = _mixed()[1]
     return {
         "watermelon_2_0": (CARTClassifier(**cc), *load_watermelon("2.0")),
@@ -102,6 +103,34 @@ def test_cv_table_alpha_and_tree_match_golden(golden, name):
     assert list(got["table"]) == list(want["table"])
     for column, values in want["table"].items():
         assert got["table"][column] == values, column
+
+
+@pytest.mark.parametrize("name", sorted(_cases()))
+def test_cp_floor_gives_the_whole_table_from_its_alpha_up(golden, name):
+    # rpart's cp: the tree and the folds' trees grown only to alpha = cp * R(root). Every
+    # row of the whole table whose interval reaches above that alpha is there with the same
+    # numbers, but for the first row's alpha (the floor) and the point its folds are scored
+    # at (the geometric mean of its interval, which now starts at the floor).
+    est, X, y = _cases()[name]
+    cp = 0.01
+    got = est.set_params(cp=cp).fit(X, y).cp_table_
+    want = pd.DataFrame(golden[name]["table"])
+    floor = cp * want["alpha"].iloc[1] / want["cp"].iloc[1] if len(want) > 1 else 0.0
+    upper = np.append(want["alpha"].to_numpy()[1:], np.inf)
+    kept = want[upper > floor * (1 + 1e-9)].reset_index(drop=True)
+    assert len(got) == len(kept) >= 1
+    np.testing.assert_allclose(got["alpha"].iloc[0], max(floor, kept["alpha"].iloc[0]),
+                               rtol=1e-9)
+    np.testing.assert_allclose(got["alpha"].iloc[1:], kept["alpha"].iloc[1:], rtol=1e-9)
+    for column in ("n_splits", "n_leaves"):
+        assert got[column].tolist() == kept[column].tolist(), column
+    np.testing.assert_allclose(got["rel_error"], kept["rel_error"], rtol=1e-9)
+    for column in ("xerror", "xstd"):
+        np.testing.assert_allclose(got[column].iloc[1:], kept[column].iloc[1:], rtol=1e-9,
+                                   atol=1e-12, err_msg=column)
+    if len(want) > 1 and floor > want["alpha"].iloc[1]:
+        # Some rows are gone: the test would not see a floor that did not cut.
+        assert len(got) < len(want)
 
 
 if __name__ == "__main__" and "--regen" in sys.argv:

@@ -588,7 +588,7 @@ def test_cp_table_matches_a_hand_worked_weakest_link_sequence(labels):
     assert rows == HAND_EXPECTED[labels]
     r_root = Fraction(6, 12)
     est = CARTClassifier(pruning="cost_complexity", ccp_loss="error", cv=3,
-                         random_state=0).fit(X, y)
+                         cp=0.0, random_state=0).fit(X, y)
     table = est.cp_table_
     assert list(table.columns) == ["alpha", "cp", "n_splits", "n_leaves", "rel_error",
                                    "xerror", "xstd"]
@@ -660,7 +660,7 @@ def test_cp_table_xerror_of_the_full_tree_and_of_the_root_by_hand():
     from sklearn.model_selection import KFold
     X, y = _random_classification(5, 60, 2, 2)
     splitter = KFold(4, shuffle=True, random_state=0)
-    est = CARTClassifier(pruning="cost_complexity", cv=splitter).fit(X, y)
+    est = CARTClassifier(pruning="cost_complexity", cv=splitter, cp=0.0).fit(X, y)
     table = est.cp_table_
     root_err = len(y) - max(np.sum(y == c) for c in np.unique(y))
     full_err = root_only_err = 0
@@ -1017,7 +1017,7 @@ def test_ccp_alpha_is_set_when_cross_validation_selects_the_full_tree():
     y = list("AAABBBAAABBB")
     X = pd.DataFrame({"x": np.arange(1, 13, dtype=float)})
     est = CARTClassifier(pruning="cost_complexity", ccp_loss="error", cv=3,
-                         random_state=0).fit(X, y)
+                         cp=0.0, random_state=0).fit(X, y)
     assert choose_alpha(est.cp_table_, "1se") == 0.0
     assert est.get_n_leaves() == 4
     assert est.ccp_alpha_ == 0.0
@@ -1036,7 +1036,7 @@ def test_fitted_tree_is_the_selected_row_of_the_cp_table_when_a_split_has_zero_a
     assert rows == [(0, Fraction(1, 8), 2, 3), (0, Fraction(1, 8), 1, 2),
                     (Fraction(1, 4), Fraction(3, 8), 0, 1)]
     est = CARTClassifier(pruning="cost_complexity", ccp_loss="error", cv=3,
-                         random_state=0).fit(X, y)
+                         cp=0.0, random_state=0).fit(X, y)
     table = est.cp_table_
     assert table["n_leaves"].tolist() == [3, 2, 1]
     alpha = choose_alpha(table, est.cv_rule)
@@ -1593,7 +1593,8 @@ def test_regressor_reduced_error_equals_a_slow_reimplementation(seed, strict):
 def test_regressor_cost_complexity_prunes_and_never_adds_leaves():
     X, y = _regression_data(11, 150)
     full = DecisionTreeRegressor().fit(X, y)
-    est = DecisionTreeRegressor(pruning="cost_complexity", cv=5, random_state=0).fit(X, y)
+    est = DecisionTreeRegressor(pruning="cost_complexity", cv=5, cp=0.0,
+                                random_state=0).fit(X, y)
     table = est.cp_table_
     assert est.get_n_leaves() <= full.get_n_leaves()
     assert est.get_n_leaves() < full.get_n_leaves()  # noise: CV cuts something

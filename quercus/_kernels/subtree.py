@@ -14,6 +14,7 @@ search (``max_surrogate=0`` is allowed), no absolute error. The grower checks th
 import numpy as np
 
 from ._jit import inner, kernel
+from .complexity import weighted_risk
 from .criteria import GINI, SQUARED_ERROR, impurity
 from .histograms import (build_histograms, compact_histogram, feature_histogram,
                          sorted_histogram, sorted_positions, subtract_histograms)
@@ -68,7 +69,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                  criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
                  total_w, idx0, w0, stats0, used0, depth0, can_presort, dense_features,
-                 hist_offsets, hist_min_samples, xv, x_row_stride, x_col_stride, x_rows):
+                 hist_offsets, hist_min_samples, risk_floor, risk_loss, xv, x_row_stride,
+                 x_col_stride, x_rows):
     """Grow the subtree below one node, as the Python grower would.
 
     The node (samples ``idx0``, weights ``w0``, stats ``stats0``, attributes ``used0``
@@ -85,6 +87,9 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     The ``dense_features`` keep dense histograms (rows ``hist_offsets[f]..``) at nodes of
     at least ``hist_min_samples`` samples, and the larger child of a binary split gets its
     own by subtraction, as the Python grower's nodes do (none: an empty array).
+
+    A node whose :func:`weighted_risk` (loss ``risk_loss``) is below ``risk_floor`` is a
+    leaf: the cost-complexity floor (0: none), see :func:`quercus._grower.grow`.
 
     A numeric feature without a value table (``bin_features(..., lazy=True)``) gets its
     threshold from the training matrix (``xv``, ``x_row_stride``, ``x_col_stride``,
@@ -165,6 +170,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         depth = ints[slot, DEPTH]
         if pure or not _may_split(depth, m, weight, max_depth, min_samples_split,
                                   min_samples_leaf, min_weight_leaf, min_objects):
+            continue
+        if risk_floor > 0.0 and weighted_risk(stats, imp, weight, risk_loss) < risk_floor:
             continue
         n_feat = np.int64(0)
         for f in range(p):
