@@ -25,7 +25,8 @@ from ._kernels.splits import (TIE_EPS, Candidates, _split_missing, at_least, cat
                               resolve_threshold, search_features, unpack_search)
 from ._kernels.schema import (CAT_BINARY, CAT_MAP_START, CAT_MULTIWAY, CAT_SUBSET,
                               FIRST_CHILD, FLOAT_COLUMNS, FRACTIONAL, INT_COLUMNS, LEARNED,
-                              MULTIWAY, NUMERIC, SURROGATE, VALUE, leaf_defaults)
+                              MULTIWAY, NUMERIC, SUR_FLOAT_COLUMNS, SUR_INT_COLUMNS, SUR_START,
+                              SURROGATE, VALUE, leaf_defaults)
 from ._kernels.subtree import grow_subtree
 from ._kernels.surrogates import all_surrogates
 from ._kernels.selection import choose_split
@@ -291,7 +292,7 @@ def grow(data, cfg, rng, validation=None):
     stats0 = _root_stats(data)
     total_w = float(w0.sum())
     floor_w = risk_floor_weight(cfg, total_w)
-    in_kernel = subtree_allowed(cfg, p, data.has_missing)
+    in_kernel = subtree_allowed(cfg, p)
     limit = subtree_limit(n, numba.get_num_threads(), data.is_regression)
     if in_kernel and n <= limit:
         # The whole tree in one kernel call, its tables taken as they are (a small fit:
@@ -415,13 +416,11 @@ def may_spread(data, cfg):
     return cfg.missing_mode == FRACTIONAL and data.has_missing
 
 
-def subtree_allowed(cfg, p, has_missing=True):
-    """Whether ``grow_subtree`` can grow small nodes: no per-node randomness, validation or
-    surrogate search, and a criterion scored from histograms."""
-    no_surrogates = (cfg.missing_mode != SURROGATE or cfg.max_surrogate == 0
-                     or (not cfg.surrogates_always and not has_missing))
+def subtree_allowed(cfg, p):
+    """Whether ``grow_subtree`` can grow small nodes: no per-node randomness or validation,
+    and a criterion scored from histograms."""
     return (cfg.criterion != ABSOLUTE_ERROR and not cfg.pre_prune
-            and not cfg.random_splitter and cfg.max_features >= p and no_surrogates)
+            and not cfg.random_splitter and cfg.max_features >= p)
 
 
 def _grow_below(data, cfg, tree, deferred, total_w):
@@ -520,7 +519,17 @@ def _subtree(data, cfg, layout, item, depth, total_w):
         cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
         cfg.min_objects, total_w, idx, wi, stats, used, depth, presort,
         dense, hist_offsets, HIST_MIN_SAMPLES, risk_floor_weight(cfg, total_w), cfg.risk_loss,
-        *data.value_args)
+        _surrogate_args(data, cfg), *data.value_args)
+
+
+def _surrogate_args(data, cfg):
+    """``grow_subtree``'s ``surrogates``: (max_surrogate, always), or None where no node
+    can search any (then the kernel is compiled without that code, as a fit on complete
+    data needs)."""
+    if cfg.missing_mode != SURROGATE or cfg.max_surrogate == 0 or not (
+            cfg.surrogates_always or data.has_missing):
+        return None
+    return np.int64(cfg.max_surrogate), bool(cfg.surrogates_always)
 
 
 def risk_floor_weight(cfg, total_w):
@@ -540,7 +549,7 @@ def root_risk(data, cfg):
     return float(weighted_risk(stats, imp, w, cfg.risk_loss)) / w
 
 
-def _table_tree(ints, flts, count, cat_map):
+def _table_tree(ints, flts, count, cat_map, sur_ints, sur_flts):
     """The tree whose every node the kernel grew (slot j is node j): what splicing its
     tables below a lone root gives, without the builder."""
     ints, flts = ints[:count], flts[:count]
@@ -551,15 +560,20 @@ def _table_tree(ints, flts, count, cat_map):
     fields["value"] = col(flts[:, VALUE:])
     first_child = fields["first_child"]
     first_child[first_child >= 0] += 1
-    empty = np.zeros(0)
-    return TreeArrays(**fields, cat_map=cat_map, sur_feature=empty, sur_kind=empty,
-                      sur_threshold=empty, sur_category=empty, sur_flip=empty,
-                      sur_agreement=empty)
+    return TreeArrays(**fields, cat_map=cat_map, **_surrogate_fields(sur_ints, sur_flts))
 
 
-def _splice(tree, node, ints, flts, count, cat_map):
+def _surrogate_fields(sur_ints, sur_flts):
+    """The flat sur_* fields from the kernel's surrogate tables."""
+    out = {name: np.ascontiguousarray(sur_ints[:, j]) for j, name in enumerate(SUR_INT_COLUMNS)}
+    out.update({name: np.ascontiguousarray(sur_flts[:, j])
+                for j, name in enumerate(SUR_FLOAT_COLUMNS)})
+    return out
+
+
+def _splice(tree, node, ints, flts, count, cat_map, sur_ints, sur_flts):
     """Copy a subtree grown by the kernel (slot 0 is ``node``, slot j its (j-1)-th new
-    node, cat_map offsets from 0) into ``tree``; its split nodes have no surrogates."""
+    node, cat_map and surrogate offsets from 0) into ``tree``."""
     first = tree.count
     if count > 1:
         tree.add(count - 1, 0)
@@ -568,9 +582,11 @@ def _splice(tree, node, ints, flts, count, cat_map):
     internal = ints[:, FIRST_CHILD] >= 0
     ints[internal, FIRST_CHILD] += first
     ints[ints[:, CAT_MAP_START] >= 0, CAT_MAP_START] += len(tree.flat["cat_map"])
+    ints[internal, SUR_START] += len(tree.flat["sur_feature"])
     for j, name in enumerate(INT_COLUMNS):
         tree[name][rows] = ints[:, j]
-    tree["sur_start"][rows[internal]] = len(tree.flat["sur_feature"])
+    for name, values in _surrogate_fields(sur_ints, sur_flts).items():
+        tree.flat[name].extend(values.tolist())
     for j, name in enumerate(FLOAT_COLUMNS):
         tree[name][rows] = flts[:count, j]
     tree["value"][rows] = flts[:count, VALUE:]

@@ -48,7 +48,9 @@ def _canonical(tree):
     ends = dict(zip(starts, starts[1:] + [len(tree.cat_map)]))
     out["cat_map"] = [tree.cat_map[tree.cat_map_start[v]:ends[tree.cat_map_start[v]]].tolist()
                       if tree.cat_map_start[v] >= 0 else None for v in order]
-    out["surrogates"] = [[(int(tree.sur_feature[s]), float(tree.sur_threshold[s]))
+    out["surrogates"] = [[(int(tree.sur_feature[s]), int(tree.sur_kind[s]),
+                           float(tree.sur_threshold[s]), int(tree.sur_category[s]),
+                           int(tree.sur_flip[s]), float(tree.sur_agreement[s]))
                           for s in range(tree.sur_start[v], tree.sur_start[v]
                                          + tree.sur_count[v])] for v in order]
     return out
@@ -98,6 +100,10 @@ CLASSIFIERS = [
     ("c45-missing", lambda: C45Classifier(pruning=None), lambda: _digits(0.1)),
     ("learned-missing", lambda: DecisionTreeClassifier(), lambda: _digits(0.1)),
     ("surrogate-none", lambda: CARTClassifier(max_surrogate=0), lambda: _digits(0.1)),
+    ("surrogate-missing", lambda: CARTClassifier(), lambda: _digits(0.1)),
+    ("surrogate-always", lambda: CARTClassifier(surrogates="always", max_surrogate=3,
+                                                max_depth=7), _digits),
+    ("surrogate-one-vs-rest", lambda: CARTClassifier(), _mixed_categorical),
     ("impurity-decrease", lambda: DecisionTreeClassifier(min_impurity_decrease=0.002),
      _digits),
     ("histogram", lambda: DecisionTreeClassifier(max_bins=4), _digits),
@@ -143,6 +149,8 @@ REGRESSORS = [
     ("squared", lambda: DecisionTreeRegressor()),
     ("poisson", lambda: DecisionTreeRegressor(criterion="poisson", min_samples_leaf=2)),
     ("ordered-surrogate-none", lambda: CARTRegressor(max_surrogate=0)),
+    ("ordered-surrogate", lambda: CARTRegressor()),
+    ("surrogate-always", lambda: CARTRegressor(surrogates="always", max_depth=6)),
     ("ordered-fractional", lambda: DecisionTreeRegressor(missing_strategy="fractional",
                                                          max_depth=8)),
 ]
@@ -172,7 +180,7 @@ def _cfg(**kw):
 def test_subtree_kernel_is_not_used_where_python_does_per_node_work():
     assert subtree_allowed(_cfg(), 5)
     assert subtree_allowed(_cfg(missing_mode=1, max_surrogate=0), 5)
-    assert not subtree_allowed(_cfg(missing_mode=1, max_surrogate=5), 5)  # surrogates
+    assert subtree_allowed(_cfg(missing_mode=1, max_surrogate=5), 5)  # surrogates too
     assert not subtree_allowed(_cfg(random_splitter=True), 5)  # draws per node
     assert not subtree_allowed(_cfg(max_features=3), 5)  # draws per node
     assert not subtree_allowed(_cfg(pre_prune=True), 5)  # validation set
@@ -268,7 +276,7 @@ def test_presorted_orders_split_in_place_grow_the_python_grower_s_tree(monkeypat
 
 
 WHOLE = [c for c in CLASSIFIERS if c[0] in ("c45-missing", "ordered-learned", "id3-multiway",
-                                             "one-vs-rest-learned")]
+                                             "one-vs-rest-learned", "surrogate-missing")]
 
 
 @pytest.mark.parametrize("name,make,data", WHOLE, ids=[c[0] for c in WHOLE])
@@ -287,10 +295,10 @@ def test_a_tree_grown_wholly_by_the_kernel_is_its_tables_spliced_below_a_root(
     monkeypatch.setattr(grower, "SUBTREE_MAX_SAMPLES", 10**9)
     direct = make().set_params(pruning=None).fit(X, y).tree_
     assert len(tables) == 1
-    ints, flts, count, cat_map = tables[0]
+    ints, flts, count, cat_map, sur_ints, sur_flts = tables[0]
     builder = TreeBuilder(flts.shape[1] - VALUE)
     builder.add(1, 0)
-    grower._splice(builder, 0, ints.copy(), flts.copy(), count, cat_map)
+    grower._splice(builder, 0, ints.copy(), flts.copy(), count, cat_map, sur_ints, sur_flts)
     spliced = builder.freeze()
     assert direct.node_count == spliced.node_count > 3
     for field in {**_FIELDS, **_FLAT}:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from quercus import CARTClassifier, CARTRegressor, export_text
-from quercus._grower import GrowConfig, subtree_allowed
+from quercus._grower import GrowConfig, _surrogate_args, subtree_allowed
 from quercus.datasets import load_watermelon
 
 
@@ -64,16 +64,22 @@ def test_nodes_with_missing_training_values_still_get_surrogates():
     assert np.array_equal(clf.predict(X), always.predict(X))
 
 
-def test_the_subtree_kernel_serves_surrogate_trees_of_complete_data_only():
+def test_the_subtree_kernel_searches_surrogates_only_where_a_node_can_need_them():
+    import types
     base = dict(criterion=0, gain_ratio=False, cat_mode=1, missing_mode=1, max_surrogate=5,
                 random_splitter=False, max_depth=10, min_samples_split=2,
                 min_samples_leaf=1, min_weight_leaf=0.0, min_impurity_decrease=0.0,
                 max_features=5)
     where_missing = GrowConfig(**base, surrogates_always=False)
     always = GrowConfig(**base, surrogates_always=True)
-    assert subtree_allowed(where_missing, 5, has_missing=False)
-    assert not subtree_allowed(where_missing, 5, has_missing=True)
-    assert not subtree_allowed(always, 5, has_missing=False)
+    complete, missing = (types.SimpleNamespace(has_missing=h) for h in (False, True))
+    for cfg in (where_missing, always):
+        assert subtree_allowed(cfg, 5)
+    # None: the kernel compiled without surrogate code (complete data, the default).
+    assert _surrogate_args(complete, where_missing) is None
+    assert _surrogate_args(missing, where_missing) == (5, False)
+    assert _surrogate_args(complete, always) == (5, True)
+    assert _surrogate_args(missing, GrowConfig(**{**base, "max_surrogate": 0})) is None
 
 
 def test_a_bad_surrogates_value_is_named():

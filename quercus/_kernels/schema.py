@@ -65,9 +65,9 @@ NODE_FIELDS = (
     Field("missing_mode", np.int8, FRACTIONAL, "int", "FRACTIONAL, SURROGATE, LEARNED"),
     Field("missing_child", np.int32, -1, "int", "the child offset a missing value "
           "joins; -1: none"),
-    Field("sur_start", np.int32, 0, "", "this node's surrogates: sur_start .. "
+    Field("sur_start", np.int32, 0, "int", "this node's surrogates: sur_start .. "
           "+ sur_count - 1"),
-    Field("sur_count", np.int32, 0, "", ""),
+    Field("sur_count", np.int32, 0, "int", ""),
     Field("rho", np.float64, 1.0, "float", "the known share of the split "
           "attribute's weight"),
     Field("cat_map_start", np.int32, -1, "int", "CAT_SUBSET: the child of category c "
@@ -102,9 +102,14 @@ INT_COLUMNS = tuple(f.name for f in NODE_FIELDS if f.table == "int")
 FLOAT_COLUMNS = tuple(f.name for f in NODE_FIELDS if f.table == "float" and f.name != "value")
 N_INT = len(INT_COLUMNS)
 KIND, FEATURE, CATEGORY, FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_MODE, \
-    MISSING_CHILD, CAT_MAP_START = (INT_COLUMNS.index(n) for n in (
+    MISSING_CHILD, CAT_MAP_START, SUR_START, SUR_COUNT = (INT_COLUMNS.index(n) for n in (
         "kind", "feature", "category", "first_child", "n_children", "depth",
-        "n_node_samples", "missing_mode", "missing_child", "cat_map_start"))
+        "n_node_samples", "missing_mode", "missing_child", "cat_map_start", "sur_start",
+        "sur_count"))
+# The compiled builder's surrogate tables: integer columns (feature, kind, category, flip)
+# and float columns (threshold, agreement) of the flat sur_* fields.
+SUR_INT_COLUMNS = ("sur_feature", "sur_kind", "sur_category", "sur_flip")
+SUR_FLOAT_COLUMNS = ("sur_threshold", "sur_agreement")
 THRESHOLD, WEIGHT, IMPURITY, RHO = (FLOAT_COLUMNS.index(n) for n in (
     "threshold", "weighted_n_node_samples", "impurity", "rho"))
 VALUE = len(FLOAT_COLUMNS)

@@ -7,8 +7,9 @@ with exactly the Python grower's rules and node order (depth first, first child 
 children numbered contiguously when their parent splits), so the tree is the same.
 
 It serves every configuration without per-node randomness or Python-side work: no
-``max_features`` draw, no random splitter, no validation set (pre-pruning), no surrogate
-search (``max_surrogate=0`` is allowed), no absolute error. The grower checks that.
+``max_features`` draw, no random splitter, no validation set (pre-pruning), no absolute
+error. The grower checks that. rpart's surrogate splits are searched and followed here as
+the Python grower does (``_add_surrogates`` and ``route_by_surrogates`` in _grower.py).
 """
 
 import numpy as np
@@ -25,7 +26,8 @@ from .splits import (TIE_EPS, _outputs, _split_missing, _store, _unpack, at_leas
 from .schema import (CAT_BINARY, CAT_MAP_START, CAT_SUBSET, CATEGORY, DEPTH, FEATURE,
                      FIRST_CHILD, FLOAT_LEAF, FRACTIONAL, IMPURITY, INT_LEAF, KIND, LEARNED,
                      MISSING_CHILD, MISSING_MODE, MULTIWAY, N_CHILDREN, N_INT, N_SAMPLES,
-                     NUMERIC, RHO, THRESHOLD, VALUE, WEIGHT)
+                     NUMERIC, RHO, SUR_COUNT, SUR_START, THRESHOLD, VALUE, WEIGHT)
+from .surrogates import all_surrogates
 from .tables import grown, ordered_sum
 
 _EPSILON = np.finfo(np.float64).eps
@@ -69,8 +71,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                  criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
                  total_w, idx0, w0, stats0, used0, depth0, can_presort, dense_features,
-                 hist_offsets, hist_min_samples, risk_floor, risk_loss, xv, x_row_stride,
-                 x_col_stride, x_rows):
+                 hist_offsets, hist_min_samples, risk_floor, risk_loss, surrogates, xv,
+                 x_row_stride, x_col_stride, x_rows):
     """Grow the subtree below one node, as the Python grower would.
 
     The node (samples ``idx0``, weights ``w0``, stats ``stats0``, attributes ``used0``
@@ -91,13 +93,20 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     A node whose :func:`weighted_risk` (loss ``risk_loss``) is below ``risk_floor`` is a
     leaf: the cost-complexity floor (0: none), see :func:`quercus._grower.grow`.
 
+    ``surrogates``: (max_surrogate, always) for rpart's surrogate splits, searched at the
+    split nodes whose samples miss the split attribute (or at every one: ``always``) and
+    followed by those samples, as the Python grower's are; None: none (and their code is
+    not compiled).
+
     A numeric feature without a value table (``bin_features(..., lazy=True)``) gets its
     threshold from the training matrix (``xv``, ``x_row_stride``, ``x_col_stride``,
     ``x_rows``: see :func:`resolve_threshold`; an empty ``xv`` when no feature needs it).
 
-    Returns (ints, flts, count, cat_map): the node schema's integer and float tables
-    (columns ``schema.INT_COLUMNS``; ``schema.FLOAT_COLUMNS`` then the value), the number
-    of slots used and the categories' children of ordered splits.
+    Returns (ints, flts, count, cat_map, sur_ints, sur_flts): the node schema's integer
+    and float tables (columns ``schema.INT_COLUMNS``; ``schema.FLOAT_COLUMNS`` then the
+    value), the number of slots used, the categories' children of ordered splits and the
+    surrogates (columns ``schema.SUR_INT_COLUMNS`` and ``SUR_FLOAT_COLUMNS``; SUR_START
+    indexes them from 0).
     ``is_cat`` is None when no feature is categorical, as for :func:`search_node`.
     """
     n_out = 1 if regression else n_stats
@@ -109,6 +118,16 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     ints, flts = _new_nodes(ints, flts, np.int64(0), count, depth0)
     cat_maps = np.empty(64, dtype=np.int64)
     n_cat = 0
+    n_sur = 0
+    sur_i = np.empty((0, 4), dtype=np.int64)
+    sur_f = np.empty((0, 2))
+    # Where the primary split sends each known sample, indexed by sample (only a node's
+    # own entries are written, then read).
+    direction = np.empty(0)
+    if surrogates is not None:
+        sur_i = np.empty((16, 4), dtype=np.int64)
+        sur_f = np.empty((16, 2))
+        direction = np.empty(codes.shape[0])
     m0 = idx0.shape[0]
     slot_of = np.full(p, -1, dtype=np.int64)
     n_ps = 0
@@ -259,6 +278,19 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             ints[slot, CAT_MAP_START] = n_cat
             n_cat += nbf
         ints[slot, MISSING_MODE] = missing_mode
+        ints[slot, SUR_START] = n_sur
+        if surrogates is not None:
+            if k != MULTIWAY and (any_missing or surrogates[1]):
+                sur_i, sur_f, n_kept = _add_surrogates(
+                    codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f, idx, wi, branch,
+                    direction, surrogates[0], sur_i, sur_f, n_sur, xv, x_row_stride,
+                    x_col_stride, x_rows)
+                if any_missing:
+                    _route_by_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
+                                         sur_i, sur_f, n_sur, n_kept, missing_child, xv,
+                                         x_row_stride, x_col_stride, x_rows)
+                ints[slot, SUR_COUNT] = n_kept
+                n_sur += n_kept
         if missing_mode != 0 and any_missing:  # not FRACTIONAL: one branch for all
             for i in range(m):
                 if branch[i] < 0:
@@ -327,7 +359,109 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 for v in range(n_out):
                     flts[first + c, VALUE + v] = flts[slot, VALUE + v]
                 ints[first + c, N_SAMPLES] = e - s
-    return ints, flts, count, cat_maps[:n_cat].copy()
+    return ints, flts, count, cat_maps[:n_cat].copy(), sur_i[:n_sur].copy(), sur_f[:n_sur].copy()
+
+
+@inner
+def _add_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f, idx, wi, branch,
+                    direction, max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride,
+                    x_col_stride, x_rows):
+    """The node's surrogate splits of primary attribute ``f`` (the Python grower's
+    ``_add_surrogates``): those that agree with the split better than its majority, best
+    agreement first (ties by column), at most ``max_surrogate``, appended to the tables
+    ``sur_i`` / ``sur_f`` from row ``n_sur``. Returns (sur_i, sur_f, how many)."""
+    m = idx.shape[0]
+    p = codes.shape[1]
+    n_known = 0
+    for i in range(m):
+        if branch[i] >= 0:
+            n_known += 1
+    if n_known == 0:
+        return sur_i, sur_f, 0
+    sidx = np.empty(n_known, dtype=np.int64)
+    sw = np.empty(n_known)
+    j = 0
+    for i in range(m):
+        if branch[i] >= 0:
+            sidx[j] = idx[i]
+            sw[j] = wi[i]
+            direction[idx[i]] = branch[i]
+            j += 1
+    cat = np.zeros(p, dtype=np.bool_)
+    if is_cat is not None:
+        for g in range(p):
+            cat[g] = is_cat[g]
+    agree, majority, kind, where, thr, flip = all_surrogates(
+        codes, n_bins, cat, bin_lo, bin_hi, bin_offsets, np.arange(p), f, sidx, sw, direction)
+    good = np.zeros(p, dtype=np.bool_)
+    n_good = 0
+    for g in range(p):
+        if where[g] >= 0 and agree[g] > majority[g] + TIE_EPS:
+            good[g] = True
+            n_good += 1
+    n_kept = min(n_good, max_surrogate)
+    if n_sur + n_kept > sur_i.shape[0]:
+        cap = max(2 * sur_i.shape[0], n_sur + n_kept)
+        sur_i, sur_f = grown(sur_i, cap, n_sur), grown(sur_f, cap, n_sur)
+    for r in range(n_kept):
+        g = -1  # the best left: highest agreement, then lowest column
+        for h in range(p):
+            if good[h] and (g < 0 or agree[h] > agree[g]):
+                g = h
+        good[g] = False
+        t = thr[g]
+        if kind[g] == NUMERIC and np.isnan(t):
+            t = resolve_threshold(codes[:, g], sidx, where[g], n_bins[g], xv, x_row_stride,
+                                  x_col_stride, x_rows, g)
+        row = n_sur + r
+        sur_i[row, 0] = g
+        sur_i[row, 1] = kind[g]
+        sur_i[row, 2] = where[g] if kind[g] == CAT_BINARY else -1
+        sur_i[row, 3] = flip[g]
+        sur_f[row, 0] = t
+        sur_f[row, 1] = agree[g]
+    return sur_i, sur_f, n_kept
+
+
+@inner
+def _route_by_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch, sur_i, sur_f,
+                         start, count, fallback, xv, x_row_stride, x_col_stride, x_rows):
+    """Send the node's samples that miss the split attribute (``branch`` < 0) by the first
+    of its surrogates (rows ``start .. start + count``) whose attribute they have, else to
+    ``fallback``: the Python grower's ``route_by_surrogates``, the same comparisons."""
+    last_bin = np.empty(count, dtype=np.int64)
+    lazy = np.zeros(count, dtype=np.bool_)
+    for j in range(count):
+        g = sur_i[start + j, 0]
+        hi = bin_hi[bin_offsets[g]:bin_offsets[g + 1]]
+        lazy[j] = hi.shape[0] < n_bins[g]  # (lazy_features' rule)
+        last_bin[j] = np.searchsorted(hi, sur_f[start + j, 0], side="right") - 1
+    x64, x32 = xv
+    for i in range(idx.shape[0]):
+        if branch[i] >= 0:
+            continue
+        s = idx[i]
+        out = -1
+        for j in range(count):
+            g = sur_i[start + j, 0]
+            c = np.int64(codes[s, g])
+            if c == n_bins[g]:
+                continue
+            if sur_i[start + j, 1] == NUMERIC:
+                if lazy[j]:
+                    r = x_rows[s] if x_rows.shape[0] > 0 else s
+                    a = r * x_row_stride + g * x_col_stride
+                    v = x64[a] if x64.shape[0] > 0 else np.float64(x32[a])
+                    go = 1 if v > sur_f[start + j, 0] else 0
+                else:
+                    go = 1 if c > last_bin[j] else 0
+            else:
+                go = 1 if c != sur_i[start + j, 2] else 0
+            if sur_i[start + j, 3]:
+                go = 1 - go
+            out = go
+            break
+        branch[i] = out if out >= 0 else fallback
 
 
 @inner
