@@ -38,7 +38,9 @@ def _fit_everything(np, C45Classifier, CARTClassifier, CARTRegressor, ID3Classif
         CARTRegressor(max_bins=max_bins).fit(X, X[:, 1]).predict(X)
         # rpart's surrogates at every node (the default searches them only where values
         # are missing, and these data have none).
+        # (The subtree kernel's surrogate search, as data with missing values needs.)
         CARTClassifier(max_bins=max_bins, surrogates="always").fit(X, X[:, 0] > 0)
+        CARTRegressor(max_bins=max_bins, surrogates="always").fit(X, X[:, 1])
         # The subtree kernel (no surrogates), presorted in exact mode; column-ordered
         # prediction; C4.5's pruning and the cost-complexity sequence.
         CARTClassifier(max_bins=max_bins, max_surrogate=0).fit(X, X[:, 0] > 0).predict(
