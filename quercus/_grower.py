@@ -330,9 +330,10 @@ def grow(data, cfg, rng, validation=None):
             deferred.append((node, idx, wi, stats, used))
             continue
         value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
+        weight = wi.sum()  # (summed once: the rules below all read it)
         tree["value"][node] = value
         tree["impurity"][node] = imp
-        tree["weighted_n_node_samples"][node] = wi.sum()
+        tree["weighted_n_node_samples"][node] = weight
         tree["n_node_samples"][node] = idx.size
         depth = int(tree["depth"][node])
         m = idx.size
@@ -346,9 +347,9 @@ def grow(data, cfg, rng, validation=None):
                 tree["impurity"][node] = 0.0
         else:
             pure = np.count_nonzero(stats > 0) <= 1
-        if pure or not may_split(cfg, depth, m, wi.sum()):
+        if pure or not may_split(cfg, depth, m, weight):
             continue
-        if floor_w > 0.0 and weighted_risk(stats, imp, wi.sum(), cfg.risk_loss) < floor_w:
+        if floor_w > 0.0 and weighted_risk(stats, imp, weight, cfg.risk_loss) < floor_w:
             continue
         features = all_features[~used]
         if features.size == 0:
@@ -378,7 +379,7 @@ def grow(data, cfg, rng, validation=None):
         best = choose_split(cands.found, cands.decrease, cands.split_info, cfg.gain_ratio)
         if best < 0:
             continue
-        if wi.sum() / total_w * cands.decrease[best] + TIE_EPS < cfg.min_impurity_decrease:
+        if weight / total_w * cands.decrease[best] + TIE_EPS < cfg.min_impurity_decrease:
             continue
         f = int(features[best])
         k = int(cands.kind[best])
