@@ -46,11 +46,13 @@ HIST_MIN_SAMPLES = 512
 PARALLEL_MIN_CELLS = 100_000
 # A node with at most this many samples has its whole subtree grown by one kernel call
 # (``grow_subtree``), when the configuration allows: below it, Python's per-node work would
-# cost more than the split searches. On big data the bound rises to a quarter of a
-# thread's share of the rows, so that the top few nodes (searched in parallel over the
-# features) leave several subtrees per thread (grown in parallel, presorted) ...
+# cost more than the split searches. On big data the bound rises to an eighth of the rows,
+# so that the top few nodes (searched in parallel over the features) leave subtrees
+# enough to share out to the threads (grown in parallel, presorted). The share does not
+# depend on the number of threads: which nodes are deferred decides the nodes' numbering,
+# and the tree must be the same, numbered alike, on any number of them ...
 SUBTREE_MAX_SAMPLES = 2048
-SUBTREES_PER_THREAD = 4
+SUBTREES_PER_FIT = 8
 # ... but no more than this many: a subtree's presorted orders (exact attributes with more
 # values than its rows) take 2 bytes a row and attribute (positions within the subtree,
 # which presorts at most PRESORT_MAX_ROWS rows) and one row of scratch, on every thread
@@ -87,13 +89,20 @@ def stream_width(n_stats, n_rows):
     return max(budget // (8 * (n_stats + 1)), 256)
 
 
-def subtree_limit(n_samples, threads, regression=False):
+def subtree_limit(n_samples, regression=False):
     """Largest node handed to the subtree kernel in a fit of ``n_samples`` rows (a
-    negative ``SUBTREE_MAX_SAMPLES`` turns the kernel off)."""
+    negative ``SUBTREE_MAX_SAMPLES`` turns the kernel off); the same on any number of
+    threads.
+
+    Examples
+    --------
+    >>> subtree_limit(40_000), subtree_limit(100)
+    (5000, 2048)
+    """
     if SUBTREE_MAX_SAMPLES < 0:
         return -1
     cap = min(SUBTREE_MAX_ROWS, SUBTREE_MAX_ROWS_REGRESSION) if regression else SUBTREE_MAX_ROWS
-    share = min(n_samples // (SUBTREES_PER_THREAD * threads), cap)
+    share = min(n_samples // SUBTREES_PER_FIT, cap)
     return max(SUBTREE_MAX_SAMPLES, share)
 
 
@@ -293,7 +302,7 @@ def grow(data, cfg, rng, validation=None):
     total_w = float(w0.sum())
     floor_w = risk_floor_weight(cfg, total_w)
     in_kernel = subtree_allowed(cfg, p)
-    limit = subtree_limit(n, numba.get_num_threads(), data.is_regression)
+    limit = subtree_limit(n, data.is_regression)
     if in_kernel and n <= limit:
         # The whole tree in one kernel call, its tables taken as they are (a small fit:
         # the builder and the splice would cost more than growing it).

@@ -20,7 +20,7 @@ from quercus._binning import SortedColumn, bin_features
 from quercus._kernels.criteria import GINI, SQUARED_ERROR
 from quercus._kernels.histograms import (build_histograms, feature_histogram,
                                          subtract_histograms)
-from quercus._kernels.schema import LEAF, NUMERIC
+from quercus._kernels.schema import ALL_FIELDS, LEAF, NUMERIC
 
 
 def _numeric(col, max_bins):
@@ -417,6 +417,30 @@ def test_same_regression_tree_on_one_and_two_threads():
         one = CARTRegressor(criterion=criterion, n_jobs=1, max_depth=6).fit(X, target)
         two = CARTRegressor(criterion=criterion, n_jobs=-1, max_depth=6).fit(X, target)
         assert export_dict(one) == export_dict(two)
+
+
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: CARTClassifier(**kw),
+    lambda **kw: CARTClassifier(max_bins=None, **kw),
+    lambda **kw: CARTRegressor(max_depth=12, **kw),
+], ids=["histogram", "exact", "regressor"])
+def test_node_numbering_does_not_depend_on_threads(make):
+    # 40,000 rows: the top is grown node by node and the nodes below an eighth of the rows
+    # are set aside for the subtree kernel; which ones must not depend on the threads, or
+    # the same tree comes out numbered otherwise (apply, the arrays, the model file).
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(40_000, 6))
+    X[rng.random(40_000) < 0.05, 1] = np.nan
+    y = X[:, 0] + np.nan_to_num(X[:, 1]) * X[:, 2] + rng.normal(scale=0.3, size=40_000)
+    y = y if "Regressor" in type(make()).__name__ else (y > 0).astype(int)
+    one = make(n_jobs=1).fit(X, y)
+    two = make(n_jobs=2).fit(X, y)
+    assert one.tree_.node_count > 200
+    for f in ALL_FIELDS:
+        a, b = getattr(one.tree_, f.name), getattr(two.tree_, f.name)
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), f.name
+    assert (one.apply(X) == two.apply(X)).all()
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3, 8])

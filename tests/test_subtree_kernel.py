@@ -233,13 +233,13 @@ def test_python_and_kernel_minimum_weight_bounds_agree_to_the_bit():
 
 
 def test_subtrees_are_capped_in_rows_and_the_cap_keeps_the_tree(monkeypatch):
-    # Big data hands the kernel nodes of up to a quarter of a thread's rows, but no more
-    # than SUBTREE_MAX_ROWS (their presorted orders take 2 bytes a row and attribute).
-    assert grower.subtree_limit(10**7, 2) == grower.SUBTREE_MAX_ROWS
+    # Big data hands the kernel nodes of up to an eighth of the rows, but no more than
+    # SUBTREE_MAX_ROWS (their presorted orders take 2 bytes a row and attribute).
+    assert grower.subtree_limit(10**7) == grower.SUBTREE_MAX_ROWS
     # (A regressor's subtrees grow to a row a leaf: their tables weigh more, so fewer rows.)
-    assert grower.subtree_limit(10**7, 2, regression=True) == 8_192 < grower.SUBTREE_MAX_ROWS
-    assert grower.subtree_limit(40_000, 2) == 5_000
-    assert grower.subtree_limit(100, 2) == grower.SUBTREE_MAX_SAMPLES
+    assert grower.subtree_limit(10**7, regression=True) == 8_192 < grower.SUBTREE_MAX_ROWS
+    assert grower.subtree_limit(40_000) == 5_000
+    assert grower.subtree_limit(100) == grower.SUBTREE_MAX_SAMPLES
     rng = np.random.default_rng(8)
     X = rng.normal(size=(30_000, 4))
     y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(scale=0.5, size=30_000) > 0).astype(int)
@@ -269,7 +269,7 @@ def test_presorted_orders_split_in_place_grow_the_python_grower_s_tree(monkeypat
     python = _with_limit(monkeypatch, -1, make(), X, y)
     kernel = _with_limit(monkeypatch, 0, make(), X, y)
     # (The kernel presorts a column of more than 4 x rows + 256 values.)
-    assert 4 * grower.subtree_limit(n, 2) + 256 < n
+    assert 4 * grower.subtree_limit(n) + 256 < n
     assert kernel.node_count > 200 and (kernel.n_children > 2).any() == ("C45" in
                                                                         type(make()).__name__)
     _assert_same_tree(python, kernel)
