@@ -9,10 +9,12 @@ threshold between two bins is the midpoint of two observed values, as the book's
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numba import prange
 
 from ._kernels._jit import inner, kernel, read_only
+from ._threads import over_features
 
 # Quantile edges are found on a deterministic subsample of this many rows, as LightGBM and
 # scikit-learn's histogram trees do; the bins' lo/hi come from every row.
@@ -146,37 +148,27 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
     # rows, measuring their bins' ranges on the way.
     track = np.zeros(p, dtype=np.bool_)
     edges = [np.zeros(0)] * p
+    threads = _threads_for(n, numeric.size, max_bins, codes.dtype)
+    if threads > 1:
+        values, lo_parts, offsets = _bin_on_threads(X_enc, numeric, max_bins, lazy, codes,
+                                                    n_bins, track, edges, threads)
     written = []  # the columns coded so far (the others are coded after this loop)
     scratch = None  # one column's values in sort order, reused by every column
-    for j in range(p):
+    for j in range(p if threads == 1 else 0):
         offsets[j + 1] = offsets[j]
         if is_cat[j]:
             continue
-        col = X_enc[:, j]
-        sampled = _sampled_edges(col, max_bins)
-        if sampled is not None:
-            track[j], edges[j] = True, sampled
-            n_bins[j] = len(sampled) + 1
+        if scratch is None:
+            scratch = np.empty(n)  # (its pages take memory only once a column is copied)
+        found = _column_bins(X_enc[:, j], max_bins, lazy, scratch)
+        if isinstance(found, np.ndarray):  # quantile edges from a sample
+            track[j], edges[j] = True, found
+            n_bins[j] = len(found) + 1
             offsets[j + 1] += n_bins[j]
             if n_bins[j] > np.iinfo(codes.dtype).max:  # (coded below, after this loop)
                 codes = widen_codes(codes, n_bins[j], written)
             continue
-        if scratch is None:
-            scratch = np.empty(n)  # (its pages take memory only once a column is copied)
-        ranked = SortedColumn(col, scratch)
-        quantile = max_bins is not None and ranked.n_distinct > max_bins
-        table = quantile or not (lazy and ranked.n_distinct > LAZY_MIN_VALUES)
-        uniq, counts = ranked.distinct(counts=quantile) if table else (None, None)
-        lut = np.zeros(0, dtype=np.int64)  # rank -> code: none, the rank itself
-        if quantile:
-            e = _quantile_edges(uniq, counts, max_bins)
-            lut = np.searchsorted(e, uniq, side="left")  # bins hold x <= edge
-            lo, hi = _bin_ranges(uniq, lut, len(e) + 1)
-        elif table:
-            lo = hi = uniq
-        else:
-            lo = hi = np.zeros(0)  # read from X_enc when a split needs them
-        n_bins[j] = len(hi) if quantile else ranked.n_distinct
+        ranked, n_bins[j], lo, hi, lut = found
         if n_bins[j] > np.iinfo(codes.dtype).max:
             codes = widen_codes(codes, n_bins[j], written)
         values[offsets[j]:offsets[j] + len(hi)] = hi
@@ -185,7 +177,7 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
         offsets[j + 1] += len(hi)
         ranked.write_codes(codes[:, j], lut, n_bins[j])
         written.append(j)
-        del ranked, uniq, counts, lut
+        del ranked, found, lut
     # Keep only the written part (a mmapped buffer shrinks without a copy).
     values.resize(offsets[-1], refcheck=False)
     if track.any() or (is_cat.any() and n > 0):
@@ -202,6 +194,86 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
     lows = bin_lows(values, lo_parts)
     lazy_made = lazy_features(is_cat, n_bins, offsets).size > 0
     return Bins(codes, n_bins, lows, values, offsets, X_enc if lazy_made else None)
+
+
+# Below this many cells of numeric columns binning stays on one thread: handing columns to
+# another costs more than it saves.
+THREADS_MIN_CELLS = 100_000
+
+
+def _threads_for(n, n_numeric, max_bins, code_type):
+    """Threads to bin ``n_numeric`` columns of ``n`` rows on: the fit's (numba's setting)
+    when the code type cannot change, else one. Histogram bins (``max_bins``) whose codes
+    fit the type the categories already need never widen it, so every column can be
+    written where it lies, by any thread; exact bins may widen it part way, and their
+    tables (up to a row a value) are laid out in column order as they come."""
+    if max_bins is None or max_bins > np.iinfo(code_type).max:
+        return 1
+    if n * n_numeric < THREADS_MIN_CELLS:
+        return 1
+    return min(numba.get_num_threads(), n_numeric)
+
+
+def _column_bins(col, max_bins, lazy, scratch):
+    """The bins of numeric column ``col``: its quantile edges when they come from a sample
+    (the column is coded afterwards, with the categories), else (the column ranked, its
+    number of bins, its bins' smallest and largest values, and ``lut`` (rank -> code; empty
+    for the rank itself)). Exact bins have one array for both ends (empty: no value table,
+    ``lazy``). ``scratch``: see :class:`SortedColumn`."""
+    sampled = _sampled_edges(col, max_bins)
+    if sampled is not None:
+        return sampled
+    ranked = SortedColumn(col, scratch)
+    quantile = max_bins is not None and ranked.n_distinct > max_bins
+    table = quantile or not (lazy and ranked.n_distinct > LAZY_MIN_VALUES)
+    uniq, counts = ranked.distinct(counts=quantile) if table else (None, None)
+    lut = np.zeros(0, dtype=np.int64)  # rank -> code: none, the rank itself
+    if quantile:
+        e = _quantile_edges(uniq, counts, max_bins)
+        lut = np.searchsorted(e, uniq, side="left")  # bins hold x <= edge
+        lo, hi = _bin_ranges(uniq, lut, len(e) + 1)
+    elif table:
+        lo = hi = uniq
+    else:
+        lo = hi = np.zeros(0)  # read from X_enc when a split needs them
+    return ranked, len(hi) if quantile else ranked.n_distinct, lo, hi, lut
+
+
+def _bin_on_threads(X_enc, numeric, max_bins, lazy, codes, n_bins, track, edges, threads):
+    """Bin the ``numeric`` columns on ``threads`` threads, each column whole by one thread
+    (so the bins are those of one thread), writing ``codes`` (whose type holds every code:
+    see :func:`_threads_for`), ``n_bins``, ``track`` and ``edges`` in place. Returns the
+    value table, the quantile bins' smallest values (start in it -> values) and the
+    features' offsets in it, in column order, as the serial loop lays them out."""
+    n, p = X_enc.shape
+    his = [np.zeros(0)] * p
+    los = [None] * p
+
+    def run(positions):
+        scratch = np.empty(n)  # this thread's (pages taken only once a column is copied)
+        for k in positions:
+            j = numeric[k]
+            found = _column_bins(X_enc[:, j], max_bins, lazy, scratch)
+            if isinstance(found, np.ndarray):
+                track[j], edges[j], n_bins[j] = True, found, len(found) + 1
+                continue
+            ranked, n_bins[j], lo, hi, lut = found
+            ranked.write_codes(codes[:, j], lut, n_bins[j])
+            his[j] = hi
+            if lo is not hi:
+                los[j] = lo
+
+    over_features(run, numeric.size, threads)
+    offsets = np.zeros(p + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([n_bins[j] if track[j] else his[j].size for j in range(p)])
+    values = np.zeros(offsets[-1])
+    lo_parts = {}
+    for j in numeric:
+        if not track[j]:
+            values[offsets[j]:offsets[j + 1]] = his[j]
+        if los[j] is not None:
+            lo_parts[offsets[j]] = los[j]
+    return values, lo_parts, offsets
 
 
 def bin_lows(hi, lo_parts):
