@@ -110,14 +110,59 @@ def test_a_small_uncompiled_kernel_call_runs_as_python_and_a_big_one_compiles(mo
         assert _interpret.should_interpret(Fake, big)
 
 
-def test_a_kernel_found_in_the_disk_cache_is_loaded_not_interpreted(monkeypatch):
+def test_a_kernel_in_the_disk_cache_is_loaded_once_it_ran_as_long_as_a_load(monkeypatch):
+    # Loading a tiny fit's kernels from the disk cache costs more than running them as
+    # Python on its rows: each runs as Python until it has taken as long as loading it
+    # would (its entry's size, and the code generator's set-up at a process's first
+    # load), then it is loaded; a kernel not on disk stays interpreted until BUDGET.
     class Fake:
         overloads = {}
 
-    monkeypatch.setattr(_interpret, "_cached_on_disk", lambda d, a: True)
+    size = {"bytes": 1_200_000}
+    monkeypatch.setattr(_interpret, "_entry_bytes", lambda d, a: size["bytes"])
     monkeypatch.setattr(_interpret, "_spent", 0.0)
+    monkeypatch.setattr(_interpret, "_spent_on", {})
+    monkeypatch.setattr(_interpret, "_set_up", False)
+    hot, cold, small = Fake(), Fake(), (np.zeros(3),)
+    first_load = _interpret.load_seconds(size["bytes"])
     with config_context(jit="auto"):
-        assert not _interpret.should_interpret(Fake(), (np.zeros(3),))
+        assert _interpret.should_interpret(hot, small)
+        _interpret._spent_on[id(hot)] = 0.9 * first_load
+        assert _interpret.should_interpret(hot, small)
+        _interpret._spent_on[id(hot)] = first_load
+        assert not _interpret.should_interpret(hot, small)  # its own time, not the process's
+        assert _interpret.should_interpret(cold, small)
+        # Once a kernel is loaded, the next loads cost no set-up: they come sooner.
+        assert _interpret.load_seconds(size["bytes"]) < first_load
+        # Beyond a tiny call, a cached kernel is loaded at once.
+        beyond = (np.zeros(_interpret.TINY_CELLS + 1),)
+        assert not _interpret.should_interpret(Fake(), beyond)
+        size["bytes"] = 0  # not on disk: interpreted
+        assert _interpret.should_interpret(hot, small)
+        assert _interpret.should_interpret(Fake(), beyond)
+    assert _interpret.load_seconds(10**6) < _interpret.BUDGET
+
+
+def test_a_cache_entry_s_size_is_read_from_the_disk(monkeypatch):
+    from quercus._kernels.histograms import class_totals
+    args = (np.zeros(4), np.ones(4), 2)
+    with config_context(jit="compile"):
+        class_totals(*args)  # (in the suite's cache from here on)
+    monkeypatch.setattr(_interpret, "_on_disk", {})
+    monkeypatch.setattr(_interpret, "_indexes", {})
+    assert _interpret._entry_bytes(class_totals, args) > 1000
+    other = (np.zeros(4, dtype=np.complex128), np.ones(4), 2)  # (types no fit uses)
+    assert _interpret._entry_bytes(class_totals, other) == 0
+
+
+def test_interpreted_time_is_counted_per_kernel(monkeypatch):
+    from quercus._kernels.splits import midpoint
+    monkeypatch.setattr(_interpret, "_spent_on", {})
+    _interpret.run(midpoint, (1.0, 2.0), {})
+    first = _interpret._spent_on[id(midpoint)]
+    _interpret.run(midpoint, (1.0, 2.0), {})
+    assert 0.0 < first < _interpret._spent_on[id(midpoint)]
+    assert list(_interpret._spent_on) == [id(midpoint)]
 
 
 def test_narrow_integer_arrays_are_widened_and_written_back():

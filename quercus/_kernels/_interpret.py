@@ -3,10 +3,14 @@
 A kernel's first call compiles it, and compiling the kernels a first fit needs takes numba
 far longer than running their Python source on a textbook data set.
 :class:`quercus._kernels._jit.Kernel` asks :func:`should_interpret` at every call; in the
-default ``"auto"`` mode a kernel runs as Python when it is not compiled in this process,
-not in the disk cache, and its array arguments are small (:data:`SMALL_CELLS`), until the
-process has spent :data:`BUDGET` seconds in interpreted kernels: from then on it compiles
-them.
+default ``"auto"`` mode a kernel runs as Python when it is not compiled in this process
+and its array arguments are small (:data:`SMALL_CELLS`), until the process has spent
+:data:`BUDGET` seconds in interpreted kernels: from then on it compiles them. A kernel
+found in the disk cache is loaded instead, unless the call is tiny (:data:`TINY_CELLS`):
+loading the kernels a textbook fit calls takes longer than running them on its rows. Even
+then, once a kernel has run as Python as long as loading it takes (:func:`load_seconds`),
+it is loaded, so that a process that keeps fitting tiny data pays at most twice what
+loading would have cost.
 
 The Python runs the same source under numba's semantics where they differ from NumPy's
 scalars:
@@ -27,6 +31,7 @@ data both ways and compares the exported trees and the numbers).
 """
 
 import math
+import os
 import sys
 import threading
 import time
@@ -41,12 +46,23 @@ SMALL_CELLS = 20_000
 # Seconds of interpreted kernels after which a process compiles them instead (many small
 # fits in one process, as a grid search makes, then pay for the compile once).
 BUDGET = 10.0
+# The largest array argument, in elements, for which a kernel in the disk cache runs as
+# Python rather than being loaded (the book's data sets: watermelon is 17 x 8); on a few
+# hundred rows (iris, 150 x 4) a first fit's kernels cost more as Python than loaded.
+TINY_CELLS = 500
+# What loading a cached kernel costs (see :func:`load_seconds`): numba reads its machine
+# code at about this many bytes a second, and sets up its code generator at the first load
+# or compile of a process.
+LOAD_BYTES_PER_SECOND = 12e6
+LOAD_SETUP_SECONDS = 0.2
+_set_up = False        # whether a kernel was compiled or loaded in this process
 _spent = 0.0
+_spent_on = {}         # id(dispatcher) -> seconds it ran as Python
 
 _lock = threading.RLock()
 _twins = None          # id(original function or dispatcher) -> its Python twin
 _indexes = {}          # id(dispatcher) -> its disk cache's index
-_on_disk = {}          # (id(dispatcher), argument types) -> whether the cache holds them
+_on_disk = {}          # (id(dispatcher), argument types) -> bytes of its cache entry, or 0
 
 
 def _largest(args):
@@ -62,6 +78,11 @@ def _largest(args):
 def _cached_on_disk(dispatcher, args):
     """Whether numba's disk cache holds this kernel compiled for these arguments' types
     (an entry for other types, or for an older source, would compile all the same)."""
+    return _entry_bytes(dispatcher, args) > 0
+
+
+def _entry_bytes(dispatcher, args):
+    """Size of the disk cache's entry of this kernel for these arguments' types (0: none)."""
     try:
         argtypes = tuple(dispatcher.typeof_pyval(a) for a in args)
         found = _on_disk.get((id(dispatcher), argtypes))
@@ -71,10 +92,27 @@ def _cached_on_disk(dispatcher, args):
             if index is None:
                 index = _indexes[id(dispatcher)] = cache._cache_file._load_index()
             key = cache._index_key(argtypes, dispatcher.targetctx.codegen())
-            found = _on_disk[(id(dispatcher), argtypes)] = key in index
+            name = index.get(key)
+            found = 0
+            if name is not None:
+                found = max(os.path.getsize(cache._cache_file._data_path(name)), 1)
+            _on_disk[(id(dispatcher), argtypes)] = found
         return found
     except Exception:  # numba's private layout changed: assume it must compile
-        return False
+        return 0
+
+
+def load_seconds(entry_bytes):
+    """About how long loading a cached kernel of ``entry_bytes`` takes here: its machine
+    code read, plus numba's code generator set up when this process has neither compiled
+    nor loaded a kernel yet.
+
+    Examples
+    --------
+    >>> 0.0 < load_seconds(40_000) < load_seconds(1_200_000)
+    True
+    """
+    return entry_bytes / LOAD_BYTES_PER_SECOND + (0.0 if _set_up else LOAD_SETUP_SECONDS)
 
 
 def should_interpret(dispatcher, args, kwargs_given=False):
@@ -94,10 +132,16 @@ def should_interpret(dispatcher, args, kwargs_given=False):
         return False
     if mode == "interpret":
         return True
-    if dispatcher.overloads or _spent > BUDGET:
-        return False
-    return (_largest(args) <= SMALL_CELLS and not kwargs_given
-            and not _cached_on_disk(dispatcher, args))
+    global _set_up
+    largest = _largest(args)
+    if not (dispatcher.overloads or _spent > BUDGET or largest > SMALL_CELLS
+            or kwargs_given):
+        size = _entry_bytes(dispatcher, args)
+        if size == 0 or (largest <= TINY_CELLS
+                         and _spent_on.get(id(dispatcher), 0.0) < load_seconds(size)):
+            return True
+    _set_up = True  # (compiled or loaded now)
+    return False
 
 
 def _log(x):
@@ -225,7 +269,9 @@ def run(dispatcher, args, kwargs):
     for original, wide in widened:
         if original.flags.writeable:
             np.copyto(original, wide, casting="unsafe")
-    _spent += time.perf_counter() - start  # (a race between threads only blurs a budget)
+    took = time.perf_counter() - start
+    _spent += took  # (a race between threads only blurs a budget)
+    _spent_on[id(dispatcher)] = _spent_on.get(id(dispatcher), 0.0) + took
     return out
 
 
