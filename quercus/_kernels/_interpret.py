@@ -133,9 +133,10 @@ def should_interpret(dispatcher, args, kwargs_given=False):
     if mode == "interpret":
         return True
     global _set_up
+    if dispatcher.overloads:  # (every call of a compiled kernel: the cheap test first)
+        return False
     largest = _largest(args)
-    if not (dispatcher.overloads or _spent > BUDGET or largest > SMALL_CELLS
-            or kwargs_given):
+    if not (_spent > BUDGET or largest > SMALL_CELLS or kwargs_given):
         size = _entry_bytes(dispatcher, args)
         if size == 0 or (largest <= TINY_CELLS
                          and _spent_on.get(id(dispatcher), 0.0) < load_seconds(size)):
