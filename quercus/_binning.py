@@ -138,12 +138,6 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
     # Codes start as narrow as the categories allow and widen (at most twice, copying the
     # columns coded so far) when a numeric column has more bins.
     codes = np.empty((n, p), dtype=code_dtype(int(n_bins.max(initial=0))), order="F")
-    # Exact bins need every distinct value: at most n per column, so the values go into a
-    # buffer of that bound whose unwritten pages never become resident, shrunk in place at
-    # the end (a list of per-column arrays joined at the end would hold them twice).
-    values = np.empty(n * len(numeric) if max_bins is None else (max_bins + 1) * len(numeric))
-    lo_parts = {}  # start in values -> a column's quantile bins' smallest values
-    offsets = np.zeros(p + 1, dtype=np.int64)
     # Columns whose quantile edges come from a sample are coded afterwards, in parallel over
     # rows, measuring their bins' ranges on the way.
     track = np.zeros(p, dtype=np.bool_)
@@ -152,34 +146,9 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
     if threads > 1:
         values, lo_parts, offsets = _bin_on_threads(X_enc, numeric, max_bins, lazy, codes,
                                                     n_bins, track, edges, threads)
-    written = []  # the columns coded so far (the others are coded after this loop)
-    scratch = None  # one column's values in sort order, reused by every column
-    for j in range(p if threads == 1 else 0):
-        offsets[j + 1] = offsets[j]
-        if is_cat[j]:
-            continue
-        if scratch is None:
-            scratch = np.empty(n)  # (its pages take memory only once a column is copied)
-        found = _column_bins(X_enc[:, j], max_bins, lazy, scratch)
-        if isinstance(found, np.ndarray):  # quantile edges from a sample
-            track[j], edges[j] = True, found
-            n_bins[j] = len(found) + 1
-            offsets[j + 1] += n_bins[j]
-            if n_bins[j] > np.iinfo(codes.dtype).max:  # (coded below, after this loop)
-                codes = widen_codes(codes, n_bins[j], written)
-            continue
-        ranked, n_bins[j], lo, hi, lut = found
-        if n_bins[j] > np.iinfo(codes.dtype).max:
-            codes = widen_codes(codes, n_bins[j], written)
-        values[offsets[j]:offsets[j] + len(hi)] = hi
-        if lo is not hi:
-            lo_parts[offsets[j]] = lo
-        offsets[j + 1] += len(hi)
-        ranked.write_codes(codes[:, j], lut, n_bins[j])
-        written.append(j)
-        del ranked, found, lut
-    # Keep only the written part (a mmapped buffer shrinks without a copy).
-    values.resize(offsets[-1], refcheck=False)
+    else:
+        codes, values, lo_parts, offsets = _bin_in_order(X_enc, numeric, max_bins, lazy,
+                                                         codes, n_bins, track, edges)
     if track.any() or (is_cat.any() and n > 0):
         n_track = np.zeros(p + 1, dtype=np.int64)  # offsets of the tracked bins' ranges
         n_track[1:] = np.cumsum(np.where(track, n_bins, 0))
@@ -237,6 +206,51 @@ def _column_bins(col, max_bins, lazy, scratch):
     else:
         lo = hi = np.zeros(0)  # read from X_enc when a split needs them
     return ranked, len(hi) if quantile else ranked.n_distinct, lo, hi, lut
+
+
+def _bin_in_order(X_enc, numeric, max_bins, lazy, codes, n_bins, track, edges):
+    """Bin the ``numeric`` columns one after the other, widening ``codes`` when a column
+    needs it and writing ``n_bins``, ``track`` and ``edges`` in place. Returns (the codes,
+    the value table, the quantile bins' smallest values (start in it -> values), the
+    features' offsets in it)."""
+    n, p = X_enc.shape
+    # Exact bins need every distinct value: at most n per column, so the values go into a
+    # buffer of that bound whose unwritten pages never become resident, shrunk in place at
+    # the end (a list of per-column arrays joined at the end would hold them twice).
+    values = np.empty(n * len(numeric) if max_bins is None else (max_bins + 1) * len(numeric))
+    lo_parts = {}
+    offsets = np.zeros(p + 1, dtype=np.int64)
+    is_numeric = np.zeros(p, dtype=np.bool_)
+    is_numeric[numeric] = True
+    written = []  # the columns coded so far (the others are coded after binning)
+    scratch = None  # one column's values in sort order, reused by every column
+    for j in range(p):
+        offsets[j + 1] = offsets[j]
+        if not is_numeric[j]:
+            continue
+        if scratch is None:
+            scratch = np.empty(n)  # (its pages take memory only once a column is copied)
+        found = _column_bins(X_enc[:, j], max_bins, lazy, scratch)
+        if isinstance(found, np.ndarray):  # quantile edges from a sample
+            track[j], edges[j] = True, found
+            n_bins[j] = len(found) + 1
+            offsets[j + 1] += n_bins[j]
+            if n_bins[j] > np.iinfo(codes.dtype).max:  # (coded after binning)
+                codes = widen_codes(codes, n_bins[j], written)
+            continue
+        ranked, n_bins[j], lo, hi, lut = found
+        if n_bins[j] > np.iinfo(codes.dtype).max:
+            codes = widen_codes(codes, n_bins[j], written)
+        values[offsets[j]:offsets[j] + len(hi)] = hi
+        if lo is not hi:
+            lo_parts[offsets[j]] = lo
+        offsets[j + 1] += len(hi)
+        ranked.write_codes(codes[:, j], lut, n_bins[j])
+        written.append(j)
+        del ranked, found, lut
+    # Keep only the written part (a mmapped buffer shrinks without a copy).
+    values.resize(offsets[-1], refcheck=False)
+    return codes, values, lo_parts, offsets
 
 
 def _bin_on_threads(X_enc, numeric, max_bins, lazy, codes, n_bins, track, edges, threads):

@@ -89,7 +89,7 @@ def test_interpreted_kernels_agree_on_wide_codes_and_missing_values(max_bins):
 
 
 def test_a_small_uncompiled_kernel_call_runs_as_python_and_a_big_one_compiles(monkeypatch):
-    monkeypatch.setattr(_interpret, "_cached_on_disk", lambda d, a: False)
+    monkeypatch.setattr(_interpret, "_entry_bytes", lambda d, a: 0)
     monkeypatch.setattr(_interpret, "_spent", 0.0)  # (the suite's own interpreted time)
 
     class Fake:
@@ -261,7 +261,7 @@ def test_a_process_that_spent_its_interpreted_budget_compiles(monkeypatch):
     class Fake:
         overloads = {}
 
-    monkeypatch.setattr(_interpret, "_cached_on_disk", lambda d, a: False)
+    monkeypatch.setattr(_interpret, "_entry_bytes", lambda d, a: 0)
     monkeypatch.setattr(_interpret, "_spent", 0.0)
     with config_context(jit="auto"):
         assert _interpret.should_interpret(Fake(), (np.zeros(3),))
@@ -283,8 +283,8 @@ def test_a_cache_entry_for_other_argument_types_does_not_count(tmp_path):
                 class_totals(*args)
         else:
             other = (np.zeros(4, dtype=np.float32), np.ones(4), 2)
-            print(_interpret._cached_on_disk(class_totals, args),
-                  _interpret._cached_on_disk(class_totals, other))
+            print(_interpret._entry_bytes(class_totals, args) > 0,
+                  _interpret._entry_bytes(class_totals, other) > 0)
     """)
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     subprocess.run([sys.executable, "-c", code, "fill"], env=env, check=True)

@@ -75,14 +75,10 @@ def _largest(args):
     return big
 
 
-def _cached_on_disk(dispatcher, args):
-    """Whether numba's disk cache holds this kernel compiled for these arguments' types
-    (an entry for other types, or for an older source, would compile all the same)."""
-    return _entry_bytes(dispatcher, args) > 0
-
-
 def _entry_bytes(dispatcher, args):
-    """Size of the disk cache's entry of this kernel for these arguments' types (0: none)."""
+    """Size of numba's disk cache entry of this kernel compiled for these arguments' types;
+    0 when there is none (an entry for other types, or for an older source, would compile
+    all the same)."""
     try:
         argtypes = tuple(dispatcher.typeof_pyval(a) for a in args)
         found = _on_disk.get((id(dispatcher), argtypes))

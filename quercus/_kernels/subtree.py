@@ -124,10 +124,16 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     # Where the primary split sends each known sample, indexed by sample (only a node's
     # own entries are written, then read).
     direction = np.empty(0)
+    # The surrogate search's attributes and their kinds (``is_cat`` may be None), made once.
+    sur_features = np.arange(p)
+    sur_cat = np.zeros(p, dtype=np.bool_)
     if surrogates is not None:
         sur_i = np.empty((16, 4), dtype=np.int64)
         sur_f = np.empty((16, 2))
         direction = np.empty(codes.shape[0])
+        if is_cat is not None:
+            for g in range(p):
+                sur_cat[g] = is_cat[g]
     m0 = idx0.shape[0]
     slot_of = np.full(p, -1, dtype=np.int64)
     n_ps = 0
@@ -282,7 +288,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         if surrogates is not None:
             if k != MULTIWAY and (any_missing or surrogates[1]):
                 sur_i, sur_f, n_kept = _add_surrogates(
-                    codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f, idx, wi, branch,
+                    codes, n_bins, sur_cat, sur_features, bin_lo, bin_hi, bin_offsets, f,
+                    idx, wi, branch,
                     direction, surrogates[0], sur_i, sur_f, n_sur, xv, x_row_stride,
                     x_col_stride, x_rows)
                 if any_missing:
@@ -363,11 +370,12 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
 
 
 @inner
-def _add_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f, idx, wi, branch,
-                    direction, max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride,
+def _add_surrogates(codes, n_bins, cat, features, bin_lo, bin_hi, bin_offsets, f, idx, wi,
+                    branch, direction, max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride,
                     x_col_stride, x_rows):
     """The node's surrogate splits of primary attribute ``f`` (the Python grower's
-    ``_add_surrogates``): those that agree with the split better than its majority, best
+    ``_add_surrogates``) among ``features`` (every attribute; ``cat``: which are
+    categorical): those that agree with the split better than its majority, best
     agreement first (ties by column), at most ``max_surrogate``, appended to the tables
     ``sur_i`` / ``sur_f`` from row ``n_sur``. Returns (sur_i, sur_f, how many)."""
     m = idx.shape[0]
@@ -387,12 +395,8 @@ def _add_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f, idx, 
             sw[j] = wi[i]
             direction[idx[i]] = branch[i]
             j += 1
-    cat = np.zeros(p, dtype=np.bool_)
-    if is_cat is not None:
-        for g in range(p):
-            cat[g] = is_cat[g]
     agree, majority, kind, where, thr, flip = all_surrogates(
-        codes, n_bins, cat, bin_lo, bin_hi, bin_offsets, np.arange(p), f, sidx, sw, direction)
+        codes, n_bins, cat, bin_lo, bin_hi, bin_offsets, features, f, sidx, sw, direction)
     good = np.zeros(p, dtype=np.bool_)
     n_good = 0
     for g in range(p):

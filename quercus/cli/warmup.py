@@ -37,8 +37,8 @@ def _fit_everything(np, C45Classifier, CARTClassifier, CARTRegressor, ID3Classif
         CARTClassifier(max_bins=max_bins).fit(X, X[:, 0] > 0).predict(X)
         CARTRegressor(max_bins=max_bins).fit(X, X[:, 1]).predict(X)
         # rpart's surrogates at every node (the default searches them only where values
-        # are missing, and these data have none).
-        # (The subtree kernel's surrogate search, as data with missing values needs.)
+        # are missing, and these data have none): the subtree kernel's surrogate search,
+        # for a classifier and a regressor, as data with missing values need.
         CARTClassifier(max_bins=max_bins, surrogates="always").fit(X, X[:, 0] > 0)
         CARTRegressor(max_bins=max_bins, surrogates="always").fit(X, X[:, 1])
         # The subtree kernel (no surrogates), presorted in exact mode; column-ordered
