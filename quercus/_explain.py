@@ -6,15 +6,15 @@ import pandas as pd
 from . import _prepare
 from ._binning import bin_features
 from ._grower import (ABSOLUTE_ERROR, SQUARED_ERROR, bin_of_threshold, criterion_code,
-                      criterion_for_stats, node_surrogates, ordered_categories,
-                      route_by_surrogates, weighted_median)
+                      criterion_for_stats, ordered_categories, weighted_median)
 from ._kernels.absolute import ae_search_node
 from ._kernels.criteria import ENTROPY, GINI, REGISTRY, impurity, split_scores
 from ._kernels.histograms import feature_histogram
 from ._kernels.partition import route, scatter
 from ._kernels.schema import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, FRACTIONAL, LEARNED,
-                              MULTIWAY, NUMERIC)
+                              MULTIWAY, NUMERIC, SUR_FLOAT_COLUMNS, SUR_INT_COLUMNS)
 from ._kernels.splits import _info_with_missing, _split_missing, midpoint, search_node
+from ._kernels.surrogates import route_missing
 from ._params import resolve_counts
 from ._kernels.selection import choose_split
 from ._target import Target
@@ -186,7 +186,7 @@ def _descend(data, tree, node):
         shares = wn / wn.sum() if wn.sum() > 0 else wn
         mode = int(tree.missing_mode[a])
         if missing.any() and mode != FRACTIONAL:
-            branch[missing] = _missing_branch(data, tree, a, idx[missing])
+            _route_missing(data, tree, a, idx, branch)
         child_idx, child_w, offsets, _, _ = scatter(
             idx, wi, branch, len(kids), shares, data.y, data.y2, data.n_stats,
             criterion_for_stats(data), False)
@@ -197,10 +197,16 @@ def _descend(data, tree, node):
     return idx, wi, used
 
 
-def _missing_branch(data, tree, node, sidx):
-    surrogates = ([] if tree.missing_mode[node] == LEARNED else
-                  node_surrogates(tree, int(tree.sur_start[node]), int(tree.sur_count[node])))
-    return route_by_surrogates(data, surrogates, sidx, int(tree.missing_child[node]))
+def _route_missing(data, tree, node, idx, branch):
+    """Send the samples ``idx`` at ``node`` that miss its attribute (``branch`` < 0, set in
+    place) as the fit did: by its surrogates, else to its missing child."""
+    start = int(tree.sur_start[node])
+    stop = start + (0 if tree.missing_mode[node] == LEARNED else int(tree.sur_count[node]))
+    sur_i = np.column_stack([getattr(tree, k)[start:stop] for k in SUR_INT_COLUMNS])
+    sur_f = np.column_stack([getattr(tree, k)[start:stop] for k in SUR_FLOAT_COLUMNS])
+    route_missing(data.codes, data.n_bins, data.bin_hi, data.bin_offsets, idx, branch,
+                  sur_i.astype(np.int64), sur_f.astype(np.float64),
+                  int(tree.missing_child[node]), *data.value_args)
 
 
 def _classification_scores(stats, miss, rho, own=None):

@@ -28,7 +28,7 @@ from ._kernels.schema import (CAT_BINARY, CAT_MAP_START, CAT_MULTIWAY, CAT_SUBSE
                               MULTIWAY, NUMERIC, SUR_FLOAT_COLUMNS, SUR_INT_COLUMNS, SUR_START,
                               SURROGATE, VALUE, leaf_defaults)
 from ._kernels.subtree import grow_subtree
-from ._kernels.surrogates import all_surrogates
+from ._kernels.surrogates import all_surrogates, route_missing, select_surrogates
 from ._kernels.selection import choose_split
 from ._threads import in_order, over_features
 from ._tree import TreeArrays, TreeBuilder
@@ -203,11 +203,6 @@ class BinnedData:
         node of samples ``idx``: the midpoint of the two values around it there."""
         return float(resolve_threshold(self.codes[:, f], idx, split_bin, self.n_bins[f],
                                        *self.value_args[:3], self.value_args[3], f))
-
-    def values_of(self, f, idx):
-        """Feature ``f`` of samples ``idx`` in the training matrix (a lazy feature's)."""
-        rows = idx if self.source_rows is None else self.source_rows[idx]
-        return self.source[rows, f].astype(np.float64, copy=False)  # (float32 X: widened)
 
     def with_value_tables(self):
         """This data with a value table for every numeric feature (the lazy ones' made
@@ -804,12 +799,11 @@ def _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, thr, 
     tree["sur_start"][node] = len(tree.flat["sur_feature"])
     if cfg.missing_mode == SURROGATE and k != MULTIWAY and (any_missing
                                                             or cfg.surrogates_always):
-        n_sur = _add_surrogates(data, cfg, tree, idx, wi, branch, f)
-        tree["sur_count"][node] = n_sur
+        sur_i, sur_f = _add_surrogates(data, cfg, tree, idx, wi, branch, f)
+        tree["sur_count"][node] = len(sur_i)
         if any_missing:
-            branch[missing] = route_by_surrogates(
-                data, node_surrogates(tree.flat, int(tree["sur_start"][node]), n_sur),
-                idx[missing], missing_child)
+            route_missing(data.codes, data.n_bins, data.bin_hi, data.bin_offsets, idx,
+                          branch, sur_i, sur_f, missing_child, *data.value_args)
     elif cfg.missing_mode != FRACTIONAL and any_missing:
         branch[missing] = missing_child
     tree["missing_child"][node] = missing_child
@@ -889,10 +883,12 @@ def ordered_categories(data, criterion, idx, wi, f):
 
 
 def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
-    """Find and store the node's surrogate splits, best agreement first."""
+    """Find and store the node's surrogate splits, best agreement first: the attributes
+    searched on the fit's threads, then kept as ``grow_subtree`` keeps them
+    (``keep_surrogates``). Returns the node's surrogate tables (sur_i, sur_f)."""
     known = branch >= 0
     if not known.any() or cfg.max_surrogate == 0:
-        return 0
+        return np.empty((0, 4), dtype=np.int64), np.empty((0, 2))
     sidx = idx[known]
     sw = wi[known]
     if data.scratch is None:
@@ -905,58 +901,15 @@ def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
         return all_surrogates(data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi,
                               data.bin_offsets, pos, f, sidx, sw, direction)
 
-    agree, majority, kinds, where, thrs, flips = over_features(
-        search, p, threads_for(sidx.size * p))
-    # Keep those better than "go with the majority", best agreement first, ties by column.
-    found = [(-agree[g], g, int(kinds[g]), int(where[g]), float(thrs[g]), int(flips[g]),
-              float(agree[g]))
-             for g in np.flatnonzero((where >= 0) & (agree > majority + TIE_EPS))]
-    found.sort(key=lambda r: (r[0], r[1]))
-    for _, g, kind, b, thr, flip, agreement in found[:cfg.max_surrogate]:
-        if kind == NUMERIC and np.isnan(thr):
-            thr = data.threshold_of(g, sidx, b)
-        fl = tree.flat
-        fl["sur_feature"].append(g)
-        fl["sur_kind"].append(kind)
-        fl["sur_threshold"].append(thr)
-        fl["sur_category"].append(b if kind == CAT_BINARY else -1)
-        fl["sur_flip"].append(flip)
-        fl["sur_agreement"].append(agreement)
-    return min(len(found), cfg.max_surrogate)
+    found = over_features(search, p, threads_for(sidx.size * p))
+    sur_i, sur_f = select_surrogates(data.codes, data.n_bins, *found, sidx,
+                                     np.int64(cfg.max_surrogate), *data.value_args)
+    for name, values in _surrogate_fields(sur_i, sur_f).items():
+        tree.flat[name].extend(values.tolist())
+    return sur_i, sur_f
 
 
 def bin_of_threshold(data, f, threshold):
     """The last bin of numeric feature ``f`` at or below ``threshold``."""
     hi = data.bin_hi[data.bin_offsets[f]:data.bin_offsets[f + 1]]
     return int(np.searchsorted(hi, threshold, side="right") - 1)
-
-
-def route_by_surrogates(data, surrogates, sidx, fallback):
-    """Branch of samples missing the primary attribute: the first surrogate whose attribute
-    they have, else ``fallback`` (the majority branch). ``surrogates`` are
-    (feature, kind, threshold, category, flip) tuples, best first."""
-    out = np.full(sidx.size, -1, dtype=np.int64)
-    for g, kind, thr, cat, flip in surrogates:
-        codes = data.codes[sidx, g]
-        todo = (out < 0) & (codes != data.n_bins[g])
-        if kind == NUMERIC and data.is_lazy(g):
-            go = data.values_of(g, sidx) > thr  # no value table to find its bin in
-        elif kind == NUMERIC:
-            go = codes > bin_of_threshold(data, g, thr)
-        else:
-            go = codes != cat
-        go = go.astype(np.int64)
-        if flip:
-            go = 1 - go
-        out[todo] = go[todo]
-    out[out < 0] = fallback
-    return out
-
-
-def node_surrogates(flat_or_tree, start, count):
-    """A node's surrogates as tuples, from a builder's flat lists or a fitted tree."""
-    get = (flat_or_tree.__getitem__ if isinstance(flat_or_tree, dict)
-           else lambda k: getattr(flat_or_tree, k))
-    cols = [get(k)[start:start + count] for k in
-            ("sur_feature", "sur_kind", "sur_threshold", "sur_category", "sur_flip")]
-    return [(int(f), int(k), float(t), int(c), bool(fl)) for f, k, t, c, fl in zip(*cols)]

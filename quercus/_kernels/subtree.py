@@ -8,8 +8,9 @@ children numbered contiguously when their parent splits), so the tree is the sam
 
 It serves every configuration without per-node randomness or Python-side work: no
 ``max_features`` draw, no random splitter, no validation set (pre-pruning), no absolute
-error. The grower checks that. rpart's surrogate splits are searched and followed here as
-the Python grower does (``_add_surrogates`` and ``route_by_surrogates`` in _grower.py).
+error. The grower checks that. rpart's surrogate splits are kept and followed by the same
+helpers as the Python grower's (``keep_surrogates`` and ``follow_surrogates`` in
+surrogates.py).
 """
 
 import numpy as np
@@ -27,7 +28,7 @@ from .schema import (CAT_BINARY, CAT_MAP_START, CAT_SUBSET, CATEGORY, DEPTH, FEA
                      FIRST_CHILD, FLOAT_LEAF, FRACTIONAL, IMPURITY, INT_LEAF, KIND, LEARNED,
                      MISSING_CHILD, MISSING_MODE, MULTIWAY, N_CHILDREN, N_INT, N_SAMPLES,
                      NUMERIC, RHO, SUR_COUNT, SUR_START, THRESHOLD, VALUE, WEIGHT)
-from .surrogates import all_surrogates
+from .surrogates import all_surrogates, follow_surrogates, keep_surrogates
 from .tables import grown, ordered_sum
 
 _EPSILON = np.finfo(np.float64).eps
@@ -293,9 +294,9 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                     direction, surrogates[0], sur_i, sur_f, n_sur, xv, x_row_stride,
                     x_col_stride, x_rows)
                 if any_missing:
-                    _route_by_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
-                                         sur_i, sur_f, n_sur, n_kept, missing_child, xv,
-                                         x_row_stride, x_col_stride, x_rows)
+                    follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
+                                      sur_i, sur_f, n_sur, n_kept, missing_child, xv,
+                                      x_row_stride, x_col_stride, x_rows)
                 ints[slot, SUR_COUNT] = n_kept
                 n_sur += n_kept
         if missing_mode != 0 and any_missing:  # not FRACTIONAL: one branch for all
@@ -373,13 +374,11 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
 def _add_surrogates(codes, n_bins, cat, features, bin_lo, bin_hi, bin_offsets, f, idx, wi,
                     branch, direction, max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride,
                     x_col_stride, x_rows):
-    """The node's surrogate splits of primary attribute ``f`` (the Python grower's
-    ``_add_surrogates``) among ``features`` (every attribute; ``cat``: which are
-    categorical): those that agree with the split better than its majority, best
-    agreement first (ties by column), at most ``max_surrogate``, appended to the tables
-    ``sur_i`` / ``sur_f`` from row ``n_sur``. Returns (sur_i, sur_f, how many)."""
+    """The node's surrogate splits of primary attribute ``f`` among ``features`` (every
+    attribute; ``cat``: which are categorical), searched on its samples of known
+    ``branch`` and kept by :func:`keep_surrogates` (the Python grower searches on threads,
+    then keeps them alike). Returns (sur_i, sur_f, how many)."""
     m = idx.shape[0]
-    p = codes.shape[1]
     n_known = 0
     for i in range(m):
         if branch[i] >= 0:
@@ -397,75 +396,9 @@ def _add_surrogates(codes, n_bins, cat, features, bin_lo, bin_hi, bin_offsets, f
             j += 1
     agree, majority, kind, where, thr, flip = all_surrogates(
         codes, n_bins, cat, bin_lo, bin_hi, bin_offsets, features, f, sidx, sw, direction)
-    good = np.zeros(p, dtype=np.bool_)
-    n_good = 0
-    for g in range(p):
-        if where[g] >= 0 and agree[g] > majority[g] + TIE_EPS:
-            good[g] = True
-            n_good += 1
-    n_kept = min(n_good, max_surrogate)
-    if n_sur + n_kept > sur_i.shape[0]:
-        cap = max(2 * sur_i.shape[0], n_sur + n_kept)
-        sur_i, sur_f = grown(sur_i, cap, n_sur), grown(sur_f, cap, n_sur)
-    for r in range(n_kept):
-        g = -1  # the best left: highest agreement, then lowest column
-        for h in range(p):
-            if good[h] and (g < 0 or agree[h] > agree[g]):
-                g = h
-        good[g] = False
-        t = thr[g]
-        if kind[g] == NUMERIC and np.isnan(t):
-            t = resolve_threshold(codes[:, g], sidx, where[g], n_bins[g], xv, x_row_stride,
-                                  x_col_stride, x_rows, g)
-        row = n_sur + r
-        sur_i[row, 0] = g
-        sur_i[row, 1] = kind[g]
-        sur_i[row, 2] = where[g] if kind[g] == CAT_BINARY else -1
-        sur_i[row, 3] = flip[g]
-        sur_f[row, 0] = t
-        sur_f[row, 1] = agree[g]
-    return sur_i, sur_f, n_kept
-
-
-@inner
-def _route_by_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch, sur_i, sur_f,
-                         start, count, fallback, xv, x_row_stride, x_col_stride, x_rows):
-    """Send the node's samples that miss the split attribute (``branch`` < 0) by the first
-    of its surrogates (rows ``start .. start + count``) whose attribute they have, else to
-    ``fallback``: the Python grower's ``route_by_surrogates``, the same comparisons."""
-    last_bin = np.empty(count, dtype=np.int64)
-    lazy = np.zeros(count, dtype=np.bool_)
-    for j in range(count):
-        g = sur_i[start + j, 0]
-        hi = bin_hi[bin_offsets[g]:bin_offsets[g + 1]]
-        lazy[j] = hi.shape[0] < n_bins[g]  # (lazy_features' rule)
-        last_bin[j] = np.searchsorted(hi, sur_f[start + j, 0], side="right") - 1
-    x64, x32 = xv
-    for i in range(idx.shape[0]):
-        if branch[i] >= 0:
-            continue
-        s = idx[i]
-        out = -1
-        for j in range(count):
-            g = sur_i[start + j, 0]
-            c = np.int64(codes[s, g])
-            if c == n_bins[g]:
-                continue
-            if sur_i[start + j, 1] == NUMERIC:
-                if lazy[j]:
-                    r = x_rows[s] if x_rows.shape[0] > 0 else s
-                    a = r * x_row_stride + g * x_col_stride
-                    v = x64[a] if x64.shape[0] > 0 else np.float64(x32[a])
-                    go = 1 if v > sur_f[start + j, 0] else 0
-                else:
-                    go = 1 if c > last_bin[j] else 0
-            else:
-                go = 1 if c != sur_i[start + j, 2] else 0
-            if sur_i[start + j, 3]:
-                go = 1 - go
-            out = go
-            break
-        branch[i] = out if out >= 0 else fallback
+    return keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
+                           max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride,
+                           x_col_stride, x_rows)
 
 
 @inner

@@ -2,11 +2,12 @@
 
 import numpy as np
 
-from ._jit import kernel
+from ._jit import inner, kernel
 from .criteria import GINI
 from .histograms import feature_histogram
 from .schema import CAT_BINARY, NUMERIC
-from .splits import _split_missing, midpoint
+from .splits import TIE_EPS, _split_missing, midpoint, resolve_threshold
+from .tables import grown
 
 
 @kernel(inline="always")
@@ -87,3 +88,139 @@ def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features,
         agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = best_surrogate(
             codes[:, g], idx, wi, direction, n_bins[g], is_cat[g], lo, hi)
     return agree, majority, kind, where, thr, flip
+
+
+@inner
+def keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
+                    max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride, x_col_stride,
+                    x_rows):
+    """Of a node's surrogate candidates (:func:`all_surrogates`' arrays over every
+    attribute, searched on its samples ``sidx`` of known primary attribute), those that
+    agree with the split better than its majority, best agreement first (ties by column),
+    at most ``max_surrogate``, appended to the tables ``sur_i`` (columns
+    ``schema.SUR_INT_COLUMNS``) and ``sur_f`` (``SUR_FLOAT_COLUMNS``) from row ``n_sur``,
+    grown as needed. A lazy feature's threshold is resolved from the training matrix
+    (``xv`` ..: see :func:`resolve_threshold`). Returns (sur_i, sur_f, how many)."""
+    p = agree.shape[0]
+    good = np.zeros(p, dtype=np.bool_)
+    n_good = 0
+    for g in range(p):
+        if where[g] >= 0 and agree[g] > majority[g] + TIE_EPS:
+            good[g] = True
+            n_good += 1
+    n_kept = min(n_good, max_surrogate)
+    if n_sur + n_kept > sur_i.shape[0]:
+        cap = max(2 * sur_i.shape[0], n_sur + n_kept)
+        sur_i, sur_f = grown(sur_i, cap, n_sur), grown(sur_f, cap, n_sur)
+    for r in range(n_kept):
+        g = -1  # the best left: highest agreement, then lowest column
+        for h in range(p):
+            if good[h] and (g < 0 or agree[h] > agree[g]):
+                g = h
+        good[g] = False
+        t = thr[g]
+        if kind[g] == NUMERIC and np.isnan(t):
+            t = resolve_threshold(codes[:, g], sidx, where[g], n_bins[g], xv, x_row_stride,
+                                  x_col_stride, x_rows, g)
+        row = n_sur + r
+        sur_i[row, 0] = g
+        sur_i[row, 1] = kind[g]
+        sur_i[row, 2] = where[g] if kind[g] == CAT_BINARY else -1
+        sur_i[row, 3] = flip[g]
+        sur_f[row, 0] = t
+        sur_f[row, 1] = agree[g]
+    return sur_i, sur_f, n_kept
+
+
+@kernel
+def select_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
+                      max_surrogate, xv, x_row_stride, x_col_stride, x_rows):
+    """:func:`keep_surrogates` into tables of their own: (sur_i, sur_f), a row each.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([[0, 0, 1], [1, 1, 0]], dtype=np.uint8)  # (3 attributes)
+    >>> n_bins = np.array([2, 2, 2])
+    >>> agree, majority = np.array([-1.0, 1.0, 0.9]), np.full(3, 0.5)
+    >>> kind, where = np.ones(3, dtype=np.int8), np.array([-1, 0, 0])  # 1: NUMERIC
+    >>> thr, flip = np.array([0.0, 2.5, 7.0]), np.array([0, 0, 1], dtype=np.int8)
+    >>> no_x = (np.zeros(0), np.zeros(0, dtype=np.float32))
+    >>> sur_i, sur_f = select_surrogates(codes, n_bins, agree, majority, kind, where, thr,
+    ...                                  flip, np.arange(2), 5, no_x, 0, 0,
+    ...                                  np.zeros(0, dtype=np.int64))
+    >>> sur_i[:, 0].tolist(), sur_f[:, 0].tolist()  # attribute 2 agrees less than 1
+    ([1, 2], [2.5, 7.0])
+    """
+    sur_i, sur_f, n = keep_surrogates(
+        codes, n_bins, agree, majority, kind, where, thr, flip, sidx, max_surrogate,
+        np.empty((0, 4), dtype=np.int64), np.empty((0, 2)), 0, xv, x_row_stride,
+        x_col_stride, x_rows)
+    return sur_i[:n].copy(), sur_f[:n].copy()
+
+
+@inner
+def follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch, sur_i, sur_f, start,
+                      count, fallback, xv, x_row_stride, x_col_stride, x_rows):
+    """Send the node's samples ``idx`` that miss the split attribute (``branch`` < 0) by
+    the first of its surrogates (rows ``start .. start + count`` of the tables) whose
+    attribute they have, else to ``fallback``: ``branch`` is written in place. A lazy
+    feature (no value table) compares the training matrix's value with the threshold."""
+    last_bin = np.empty(count, dtype=np.int64)
+    lazy = np.zeros(count, dtype=np.bool_)
+    for j in range(count):
+        g = sur_i[start + j, 0]
+        hi = bin_hi[bin_offsets[g]:bin_offsets[g + 1]]
+        lazy[j] = hi.shape[0] < n_bins[g]  # (lazy_features' rule)
+        last_bin[j] = np.searchsorted(hi, sur_f[start + j, 0], side="right") - 1
+    x64, x32 = xv
+    for i in range(idx.shape[0]):
+        if branch[i] >= 0:
+            continue
+        s = idx[i]
+        out = -1
+        for j in range(count):
+            g = sur_i[start + j, 0]
+            c = np.int64(codes[s, g])
+            if c == n_bins[g]:
+                continue
+            if sur_i[start + j, 1] == NUMERIC:
+                if lazy[j]:
+                    r = x_rows[s] if x_rows.shape[0] > 0 else s
+                    a = r * x_row_stride + g * x_col_stride
+                    v = x64[a] if x64.shape[0] > 0 else np.float64(x32[a])
+                    go = 1 if v > sur_f[start + j, 0] else 0
+                else:
+                    go = 1 if c > last_bin[j] else 0
+            else:
+                go = 1 if c != sur_i[start + j, 2] else 0
+            if sur_i[start + j, 3]:
+                go = 1 - go
+            out = go
+            break
+        branch[i] = out if out >= 0 else fallback
+
+
+@kernel
+def route_missing(codes, n_bins, bin_hi, bin_offsets, idx, branch, sur_i, sur_f, fallback,
+                  xv, x_row_stride, x_col_stride, x_rows):
+    """:func:`follow_surrogates` by every row of the tables ``sur_i`` / ``sur_f``: a split
+    node's surrogates, best first (none: every missing sample to ``fallback``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([[2, 0], [2, 1], [0, 2]], dtype=np.uint8)  # 2 bins each; 2: missing
+    >>> n_bins, offsets = np.array([2, 2]), np.array([0, 2, 4])
+    >>> bin_hi = np.array([1.0, 2.0, 1.0, 2.0])  # each bin's largest value
+    >>> branch = np.array([-1, -1, 0])
+    >>> sur_i = np.array([[1, 1, -1, 0]])  # attribute 1, NUMERIC (1), not flipped
+    >>> sur_f = np.array([[1.5, 0.9]])     # threshold 1.5
+    >>> no_x = (np.zeros(0), np.zeros(0, dtype=np.float32))
+    >>> route_missing(codes, n_bins, bin_hi, offsets, np.arange(3), branch, sur_i, sur_f, 1,
+    ...               no_x, 0, 0, np.zeros(0, dtype=np.int64))
+    >>> branch.tolist()  # row 0: bin 0 <= 1.5 goes left; row 1: bin 1 goes right
+    [0, 1, 0]
+    """
+    follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch, sur_i, sur_f, 0,
+                      sur_i.shape[0], fallback, xv, x_row_stride, x_col_stride, x_rows)
