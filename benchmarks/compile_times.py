@@ -3,8 +3,9 @@
 One fit in a fresh interpreter with an empty kernel cache (and ``QUERCUS_JIT=compile``, so
 that small data compiles too), listening to numba's compile events. Each function's *own*
 time is its compile less that of the functions compiled inside it (its callees, typed for
-it). Printed: the fit's wall and CPU seconds, the sum of the compiles, and the functions
-by own time, with how many signatures each compiled. Issue 31's cold first fit and issue
+it), and of that the part spent in LLVM (optimising and emitting machine code; the rest
+is numba's typing and lowering in Python). Printed: the fit's wall and CPU seconds, the sum
+of the compiles, and the functions by own time, with how many signatures each compiled. Issue 31's cold first fit and issue
 34's "cold compile time lower than before" are measured with it::
 
     python -m benchmarks.compile_times                          # CART defaults, 100,000 x 20
@@ -40,45 +41,61 @@ LEARNERS = {
 
 class CompileClock:
     """Own compile seconds per function from nested start / end events: a compile's time
-    less that of the compiles that ran inside it.
+    less that of the compiles that ran inside it; and of those, the seconds spent in LLVM
+    (numba's LLVM lock held) while it was the innermost compile.
 
     Examples
     --------
     >>> clock = CompileClock()
-    >>> clock.start("outer", 0.0); clock.start("inner", 1.0); clock.end(3.0, "(int64,)")
+    >>> clock.start("outer", 0.0); clock.start("inner", 1.0)
+    >>> clock.llvm_start(1.5); clock.llvm_end(2.0); clock.end(3.0, "(int64,)")
     >>> clock.end(10.0, "(float64,)")
-    >>> [(r[0], r[1]) for r in clock.records]  # inner 2 s; outer 10 s less those 2
-    [('inner', 2.0), ('outer', 8.0)]
+    >>> [r[:3] for r in clock.records]  # inner 2 s, 0.5 of it LLVM; outer 10 s less 2
+    [('inner', 2.0, 0.5), ('outer', 8.0, 0.0)]
     """
 
     def __init__(self):
-        self.records = []  # (name, own seconds, signature), in the order compiles end
-        self._stack = []   # [name, start, seconds of the compiles inside]
+        self.records = []  # (name, own seconds, own LLVM seconds, signature), as they end
+        self._stack = []   # [name, start, seconds of the compiles inside, LLVM seconds]
+        self._llvm_depth = 0
+        self._llvm_t0 = 0.0
 
     def start(self, name, t):
-        self._stack.append([name, t, 0.0])
+        self._stack.append([name, t, 0.0, 0.0])
 
     def end(self, t, signature):
-        name, t0, inside = self._stack.pop()
+        name, t0, inside, llvm = self._stack.pop()
         took = t - t0
-        self.records.append((name, took - inside, signature))
+        self.records.append((name, took - inside, llvm, signature))
         if self._stack:
             self._stack[-1][2] += took
 
+    def llvm_start(self, t):
+        if self._llvm_depth == 0:
+            self._llvm_t0 = t
+        self._llvm_depth += 1
+
+    def llvm_end(self, t):
+        self._llvm_depth -= 1
+        if self._llvm_depth == 0 and self._stack:
+            self._stack[-1][3] += t - self._llvm_t0
+
 
 def summarize(records):
-    """(name, own seconds, signatures compiled) per function, most time first.
+    """(name, own seconds, own LLVM seconds, signatures compiled) per function, most time
+    first.
 
     Examples
     --------
-    >>> summarize([("a", 1.0, "s1"), ("b", 3.0, "s"), ("a", 0.5, "s2")])
-    [('b', 3.0, 1), ('a', 1.5, 2)]
+    >>> summarize([("a", 1.0, 0.5, "s1"), ("b", 3.0, 1.0, "s"), ("a", 0.5, 0.25, "s2")])
+    [('b', 3.0, 1.0, 1), ('a', 1.5, 0.75, 2)]
     """
-    total, sigs = {}, {}
-    for name, own, signature in records:
+    total, llvm, sigs = {}, {}, {}
+    for name, own, own_llvm, signature in records:
         total[name] = total.get(name, 0.0) + own
+        llvm[name] = llvm.get(name, 0.0) + own_llvm
         sigs.setdefault(name, set()).add(signature)
-    return sorted(((name, total[name], len(sigs[name])) for name in total),
+    return sorted(((name, total[name], llvm[name], len(sigs[name])) for name in total),
                   key=lambda row: (-row[1], row[0]))
 
 
@@ -107,7 +124,15 @@ def _child(config):
         def on_end(self, ev):
             clock.end(time.perf_counter(), str(ev.data["args"]))
 
+    class LLVMListener(event.Listener):
+        def on_start(self, ev):
+            clock.llvm_start(time.perf_counter())
+
+        def on_end(self, ev):
+            clock.llvm_end(time.perf_counter())
+
     event.register("numba:compile", Listener())
+    event.register("numba:llvm_lock", LLVMListener())
     t0, c0 = time.perf_counter(), time.process_time()
     import quercus
     est = eval(LEARNERS[config["learner"]], vars(quercus))  # (a fixed table of ours)
@@ -135,7 +160,8 @@ def measure(learner="cart", rows=100_000, cols=20, categorical=0, jit="compile",
 def report(result, learner, rows, cols, categorical, top):
     """The printed table (markdown) of one :func:`measure` result."""
     rows_out = summarize([tuple(r) for r in result["records"]])
-    compiled = sum(own for _, own, _ in rows_out)
+    compiled = sum(r[1] for r in rows_out)
+    in_llvm = sum(r[2] for r in rows_out)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
                             capture_output=True, text=True).stdout.strip()
     lines = [f"# Cold first fit, compile by function: git {commit}, {os.cpu_count()} cores",
@@ -145,20 +171,20 @@ def report(result, learner, rows, cols, categorical, top):
              + ", fresh interpreter, empty kernel cache, `QUERCUS_JIT=compile`.",
              "",
              f"Wall {result['wall']:.1f} s, CPU {result['cpu']:.1f} s; compiling "
-             f"{compiled:.1f} s in {len(rows_out)} functions.",
+             f"{compiled:.1f} s in {len(rows_out)} functions, {in_llvm:.1f} s of it in LLVM.",
              "",
-             "| function | own compile s | share | signatures |",
-             "|---|---:|---:|---:|"]
+             "| function | own compile s | share | of which LLVM s | signatures |",
+             "|---|---:|---:|---:|---:|"]
     def share(own):
         return f"{own / compiled:.0%}" if compiled > 0 else "-"
 
-    for name, own, n_sig in rows_out[:top]:
-        lines.append(f"| {name} | {own:.2f} | {share(own)} | {n_sig} |")
+    for name, own, own_llvm, n_sig in rows_out[:top]:
+        lines.append(f"| {name} | {own:.2f} | {share(own)} | {own_llvm:.2f} | {n_sig} |")
     rest = rows_out[top:]
     if rest:
         own = sum(r[1] for r in rest)
         lines.append(f"| {len(rest)} more | {own:.2f} | {share(own)} | "
-                     f"{sum(r[2] for r in rest)} |")
+                     f"{sum(r[2] for r in rest):.2f} | {sum(r[3] for r in rest)} |")
     return "\n".join(lines) + "\n"
 
 
