@@ -29,14 +29,27 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results"
 
+# learner: (estimator class in quercus, its parameters)
 LEARNERS = {
-    "cart": "CARTClassifier()",
-    "cart-exact": "CARTClassifier(max_bins=None)",
-    "ccp": "CARTClassifier(pruning='cost_complexity')",
-    "c45": "C45Classifier()",
-    "id3": "ID3Classifier()",
-    "regressor": "CARTRegressor()",
+    "cart": ("CARTClassifier", {}),
+    "cart-exact": ("CARTClassifier", {"max_bins": None}),
+    "ccp": ("CARTClassifier", {"pruning": "cost_complexity"}),
+    "c45": ("C45Classifier", {}),
+    "id3": ("ID3Classifier", {}),
+    "regressor": ("CARTRegressor", {}),
 }
+
+
+def learner_label(learner):
+    """How a learner is written in the report.
+
+    Examples
+    --------
+    >>> learner_label("cart-exact")
+    'CARTClassifier(max_bins=None)'
+    """
+    cls, params = LEARNERS[learner]
+    return f"{cls}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
 
 
 class CompileClock:
@@ -135,8 +148,8 @@ def _child(config):
     event.register("numba:llvm_lock", LLVMListener())
     t0, c0 = time.perf_counter(), time.process_time()
     import quercus
-    est = eval(LEARNERS[config["learner"]], vars(quercus))  # (a fixed table of ours)
-    est.fit(data, y)
+    cls, params = LEARNERS[config["learner"]]
+    getattr(quercus, cls)(**params).fit(data, y)
     print(json.dumps({"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0,
                       "records": clock.records}))
 
@@ -166,7 +179,7 @@ def report(result, learner, rows, cols, categorical, top):
                             capture_output=True, text=True).stdout.strip()
     lines = [f"# Cold first fit, compile by function: git {commit}, {os.cpu_count()} cores",
              "",
-             f"`import quercus` + `{LEARNERS[learner]}.fit`, {rows:,} x {cols} float64"
+             f"`import quercus` + `{learner_label(learner)}.fit`, {rows:,} x {cols} float64"
              + (f" + {categorical} categorical columns (4 levels)" if categorical else "")
              + ", fresh interpreter, empty kernel cache, `QUERCUS_JIT=compile`.",
              "",
