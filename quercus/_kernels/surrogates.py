@@ -156,7 +156,7 @@ def select_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, si
         codes, n_bins, agree, majority, kind, where, thr, flip, sidx, max_surrogate,
         np.empty((0, 4), dtype=np.int64), np.empty((0, 2)), 0, xv, x_row_stride,
         x_col_stride, x_rows)
-    return sur_i[:n].copy(), sur_f[:n].copy()
+    return sur_i[:n], sur_f[:n]  # (tables of exactly n rows: views, no copy)
 
 
 @inner
