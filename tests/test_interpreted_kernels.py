@@ -149,7 +149,7 @@ def test_a_cache_entry_s_size_is_read_from_the_disk(monkeypatch):
     with config_context(jit="compile"):
         class_totals(*args)  # (in the suite's cache from here on)
     monkeypatch.setattr(_interpret, "_on_disk", {})
-    monkeypatch.setattr(_interpret, "_indexes", {})
+    monkeypatch.setattr(class_totals._cache, "_indexes", {}, raising=False)
     assert _interpret._entry_bytes(class_totals, args) > 1000
     other = (np.zeros(4, dtype=np.complex128), np.ones(4), 2)  # (types no fit uses)
     assert _interpret._entry_bytes(class_totals, other) == 0

@@ -31,7 +31,6 @@ data both ways and compares the exported trees and the numbers).
 """
 
 import math
-import os
 import sys
 import threading
 import time
@@ -61,7 +60,6 @@ _spent_on = {}         # id(dispatcher) -> seconds it ran as Python
 
 _lock = threading.RLock()
 _twins = None          # id(original function or dispatcher) -> its Python twin
-_indexes = {}          # id(dispatcher) -> its disk cache's index
 _on_disk = {}          # (id(dispatcher), argument types) -> bytes of its cache entry, or 0
 
 
@@ -83,15 +81,7 @@ def _entry_bytes(dispatcher, args):
         argtypes = tuple(dispatcher.typeof_pyval(a) for a in args)
         found = _on_disk.get((id(dispatcher), argtypes))
         if found is None:
-            cache = dispatcher._cache
-            index = _indexes.get(id(dispatcher))
-            if index is None:
-                index = _indexes[id(dispatcher)] = cache._cache_file._load_index()
-            key = cache._index_key(argtypes, dispatcher.targetctx.codegen())
-            name = index.get(key)
-            found = 0
-            if name is not None:
-                found = max(os.path.getsize(cache._cache_file._data_path(name)), 1)
+            found = dispatcher._cache.entry_bytes(argtypes, dispatcher.targetctx.codegen())
             _on_disk[(id(dispatcher), argtypes)] = found
         return found
     except Exception:  # numba's private layout changed: assume it must compile

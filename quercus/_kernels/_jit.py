@@ -30,11 +30,11 @@ from pathlib import Path
 import numba
 from numba import njit
 from numba.core.caching import (CompileResultCacheImpl, FunctionCache,
-                                UserProvidedCacheLocator)
+                                IndexDataCacheFile, UserProvidedCacheLocator)
 from numba.core.registry import CPUDispatcher
 from numba.extending import register_jitable
 
-from . import _interpret
+from . import _interpret, _prebuilt
 
 
 def cache_root():
@@ -93,6 +93,17 @@ def sources_hash():
     return digest.hexdigest()
 
 
+def cache_subfolder():
+    """The folder, below a cache root, of the kernels of this numba and these sources.
+
+    Examples
+    --------
+    >>> cache_subfolder().startswith(os.path.join("numba-" + numba.__version__, "kernels-"))
+    True
+    """
+    return os.path.join("numba-" + numba.__version__, "kernels-" + sources_hash()[:20])
+
+
 class _UserCacheLocator(UserProvidedCacheLocator):
     """numba's locator for a user-given folder, pointed at :func:`cache_root`: a folder
     per :func:`sources_hash`, which is also every entry's stamp (numba's own stamp is the
@@ -101,8 +112,7 @@ class _UserCacheLocator(UserProvidedCacheLocator):
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = os.path.join(cache_root(), "numba-" + numba.__version__,
-                                        "kernels-" + sources_hash()[:20])
+        self._cache_path = os.path.join(cache_root(), cache_subfolder())
 
     def get_source_stamp(self):
         return sources_hash()
@@ -119,8 +129,72 @@ class _CacheImpl(CompileResultCacheImpl):
     _locator_classes = [_UserCacheLocator] + list(CompileResultCacheImpl._locator_classes)
 
 
+class _Codegen:
+    """Stands for a code generator whose code the shipped kernels were built with: numba
+    keys a cache entry by its code generator's ``magic_tuple``."""
+
+    def __init__(self, magic):
+        self._magic = magic
+
+    def magic_tuple(self):
+        return self._magic
+
+
 class _KernelCache(FunctionCache):
+    """numba's cache of one kernel, in the user's cache folder; an entry missing there is
+    looked for among the kernels shipped in the package (:mod:`._prebuilt`)."""
+
     _impl_class = _CacheImpl
+
+    def _shipped_file(self):
+        if _prebuilt.shipped() is None:
+            return None
+        if not hasattr(self, "_shipped"):
+            self._shipped = IndexDataCacheFile(
+                cache_path=str(_prebuilt.FOLDER / cache_subfolder()),
+                filename_base=self._impl.filename_base, source_stamp=sources_hash())
+        return self._shipped
+
+    def _places(self, sig, codegen):
+        """(index and data file, entry key) where this kernel's entry for ``sig`` may be:
+        the user's cache, then the shipped kernels."""
+        yield self._cache_file, self._index_key(sig, codegen)
+        shipped = self._shipped_file()
+        if shipped is not None:
+            yield shipped, self._index_key(sig, _Codegen(_prebuilt.shipped()))
+
+    def _load_overload(self, sig, target_context):
+        if not self._enabled:
+            return None
+        for place, key in self._places(sig, target_context.codegen()):
+            data = place.load(key)
+            if data is not None:
+                return self._impl.rebuild(target_context, data)
+        return None
+
+    def entry_bytes(self, sig, codegen):
+        """Size of the entry that :meth:`load_overload` would load for ``sig``, 0 when
+        there is none (it would compile): how :mod:`._interpret` weighs loading against
+        running the kernel as Python.
+
+        Examples
+        --------
+        >>> from numba import types
+        >>> from quercus._kernels.splits import midpoint
+        >>> codegen = midpoint.targetctx.codegen()
+        >>> midpoint._cache.entry_bytes((types.unicode_type,), codegen)  # never compiled
+        0
+        """
+        if not hasattr(self, "_indexes"):
+            self._indexes = {}
+        for place, key in self._places(sig, codegen):
+            index = self._indexes.get(id(place))
+            if index is None:
+                index = self._indexes[id(place)] = place._load_index()
+            name = index.get(key)
+            if name is not None:
+                return max(os.path.getsize(place._data_path(name)), 1)
+        return 0
 
 
 class Kernel(CPUDispatcher):
