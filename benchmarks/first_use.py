@@ -7,7 +7,9 @@ interpreter, printed as a table with its parameters and data shape, and written 
     python -m benchmarks.first_use --only cold,defaults
 
 Parts: ``cold`` (empty kernel cache: the textbook session, ``quercus demo``, a CART fit of
-100,000 x 20; then the same with the cache filled), ``defaults`` (200,000 x 20, float32
+100,000 x 20; then the same with the cache filled), ``wheel`` (a wheel built from this
+tree, with and without its first fit's kernels compiled at build time; the first fits
+again from the installed wheel, float64 and float32, with an empty user cache), ``defaults`` (200,000 x 20, float32
 and float64: CART's defaults and exact mode against scikit-learn's defaults), ``predict``
 (1,000,000 rows, 20 and 50 features, float32 and float64), ``jobs`` (cross-validation and
 grid search with ``n_jobs``, quiet and beside a busy process).
@@ -41,7 +43,7 @@ print(json.dumps({"seconds": time.perf_counter() - t0}))
 FIRST_CART = """
 import numpy as np
 rng = np.random.default_rng(0)
-X = rng.normal(size=({n}, {p}))
+X = rng.normal(size=({n}, {p})).astype(np.{dtype})
 y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
 t0 = time.perf_counter()
 {imp}
@@ -107,19 +109,19 @@ QUERCUS = "from quercus import CARTClassifier as Est"
 SKLEARN = "from sklearn.tree import DecisionTreeClassifier as Est"
 
 
-def run(code, env=None, timeout=3600):
+def run(code, env=None, timeout=3600, cwd=REPO):
     """One fresh interpreter: the JSON its last line prints."""
     full = "import json, time\n" + code
     res = subprocess.run([sys.executable, "-c", full], env=env or dict(os.environ),
-                         cwd=REPO, capture_output=True, text=True, timeout=timeout)
+                         cwd=cwd, capture_output=True, text=True, timeout=timeout)
     if res.returncode != 0:
         raise RuntimeError(res.stderr.strip()[-800:])
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def wall(cmd, env):
+def wall(cmd, env, cwd=REPO):
     t0 = time.perf_counter()
-    subprocess.run(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, check=True)
     return time.perf_counter() - t0
 
 
@@ -133,13 +135,13 @@ def cold(rows):
         t = wall([sys.executable, "-m", "quercus", "demo"], env)
         rows.append(("cold", "`quercus demo` (whole command), empty kernel cache",
                      f"{t:.2f} s", "target 10 s"))
-        code = FIRST_CART.format(n=100_000, p=20, imp=QUERCUS)
+        code = FIRST_CART.format(n=100_000, p=20, dtype="float64", imp=QUERCUS)
         first = run(code, env)
         rows.append(("cold", "import + CARTClassifier() fit, 100,000 x 20 float64, empty "
                      "kernel cache", f"{first['seconds']:.1f} s",
                      f"fit + predict {first['with_predict']:.1f} s; target 15 s"))
         warm = run(code, env)
-        peer = run(FIRST_CART.format(n=100_000, p=20, imp=SKLEARN), env)
+        peer = run(FIRST_CART.format(n=100_000, p=20, dtype="float64", imp=SKLEARN), env)
         rows.append(("cold", "the same, kernels cached by the run above",
                      f"{warm['seconds']:.1f} s",
                      f"scikit-learn's DecisionTreeClassifier() the same way "
@@ -203,7 +205,48 @@ def jobs(rows):
                 hog.kill()
 
 
-PARTS = {"cold": cold, "defaults": defaults, "predict": predict, "jobs": jobs}
+def wheel(rows):
+    """The package as a wheel installs it: built from this tree (its kernels compiled at
+    build time, and once without them), installed into a folder of its own, then used in
+    fresh processes outside the repository with an empty user kernel cache."""
+    with tempfile.TemporaryDirectory(prefix="quercus-wheel-") as tmp:
+        tmp = Path(tmp)
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("NUMBA_CACHE_DIR", "QUERCUS_JIT", "QUERCUS_BUILD_KERNELS",
+                            "QUERCUS_KERNEL_CPU", "PYTHONPATH")}
+        for kernels in ("0", "1"):
+            t = wall([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
+                      str(tmp / f"wheel{kernels}"), str(REPO)],
+                     dict(env, QUERCUS_BUILD_KERNELS=kernels))
+            rows.append(("wheel", "`pip wheel . --no-deps` (isolated build), "
+                         + ("the first fit's kernels compiled for this processor"
+                            if kernels == "1" else "QUERCUS_BUILD_KERNELS=0"),
+                         f"{t:.0f} s", "the difference is the compile at build time"))
+        built = next((tmp / "wheel1").glob("quercus-*.whl"))
+        site = tmp / "site"
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                        "--target", str(site), str(built)], env=env, check=True)
+        use = dict(env, PYTHONPATH=str(site))
+        for dtype in ("float64", "float32"):
+            use["QUERCUS_CACHE_DIR"] = str(tmp / f"user-cache-{dtype}")
+            first = run(FIRST_CART.format(n=100_000, p=20, dtype=dtype, imp=QUERCUS), use,
+                        cwd=tmp)
+            rows.append(("wheel", "import + CARTClassifier() fit, 100,000 x 20 "
+                         f"{dtype}, installed wheel, empty user kernel cache",
+                         f"{first['seconds']:.1f} s",
+                         f"fit + predict {first['with_predict']:.1f} s; target 15 s"))
+        use["QUERCUS_CACHE_DIR"] = str(tmp / "user-cache-textbook")
+        t = run(TEXTBOOK, use, cwd=tmp)["seconds"]
+        rows.append(("wheel", "import + ID3, C4.5, CART fit, predict, explain of watermelon "
+                     "2.0, installed wheel, empty user kernel cache", f"{t:.2f} s",
+                     "target 5 s"))
+        t = wall([sys.executable, "-m", "quercus", "demo"], use, cwd=tmp)
+        rows.append(("wheel", "`quercus demo`, installed wheel, empty user kernel cache",
+                     f"{t:.2f} s", "target 10 s"))
+
+
+PARTS = {"cold": cold, "wheel": wheel, "defaults": defaults, "predict": predict,
+         "jobs": jobs}
 
 
 def main(argv=None):
