@@ -3,7 +3,9 @@ kernels of a first fit compiled (``quercus/_kernels/_prebuilt.py``):
 
 - building a wheel installs what compiling them needs, the package's own dependencies
   (an editable install or an sdist needs setuptools only);
-- ``setup.py``'s ``build_py`` calls :func:`compile_kernels` on the built copy.
+- ``setup.py``'s commands (:func:`commands`): ``build_py`` calls :func:`compile_kernels`
+  on the built copy, and a wheel that holds them is tagged for its Python and platform
+  (``cp311-none-linux_x86_64``), not ``py3-none-any``.
 
 ``QUERCUS_BUILD_KERNELS=0`` builds without them; ``QUERCUS_KERNEL_CPU=generic`` compiles
 them for any processor of the architecture instead of the build machine's.
@@ -63,3 +65,31 @@ def compile_kernels(build_lib):
               "and compiles them at first use", file=sys.stderr)
         return False
     return True
+
+
+def commands():
+    """``setup.py``'s command classes: ``build_py`` that compiles the kernels into a
+    non-editable build, ``bdist_wheel`` that tags a wheel holding them for the Python
+    (their cache entries are keyed by its bytecode) and the platform they run on."""
+    from setuptools.command.bdist_wheel import bdist_wheel
+    from setuptools.command.build_py import build_py
+
+    class BuildPyWithKernels(build_py):
+        def run(self):
+            super().run()
+            if not self.editable_mode:
+                compile_kernels(self.build_lib)
+
+    class WheelTaggedForKernels(bdist_wheel):
+        def get_tag(self):
+            build_lib = self.get_finalized_command("build_py").build_lib
+            if not os.path.isdir(os.path.join(build_lib, "quercus", "_kernels", "prebuilt")):
+                return super().get_tag()
+            pure, self.root_is_pure = self.root_is_pure, False
+            try:
+                python, _, platform = super().get_tag()
+            finally:
+                self.root_is_pure = pure
+            return python, "none", platform
+
+    return {"build_py": BuildPyWithKernels, "bdist_wheel": WheelTaggedForKernels}

@@ -179,3 +179,32 @@ def test_a_wheel_build_requires_the_package_s_dependencies_unless_kernels_are_of
     assert backend.get_requires_for_build_wheel() == ["setuptools-own"] + backend.RUNTIME
     monkeypatch.setenv("QUERCUS_BUILD_KERNELS", "0")
     assert backend.get_requires_for_build_wheel() == ["setuptools-own"]
+
+
+def _commands(tmp_path):
+    from setuptools.dist import Distribution
+    dist = Distribution({"name": "quercus", "version": "0", "packages": [],
+                         "cmdclass": backend.commands()})
+    dist.get_command_obj("build_py").build_lib = str(tmp_path)
+    return dist
+
+
+def test_a_wheel_with_kernels_is_tagged_for_its_python_and_platform(tmp_path):
+    wheel = _commands(tmp_path).get_command_obj("bdist_wheel")
+    wheel.ensure_finalized()
+    assert wheel.get_tag() == ("py3", "none", "any")  # (no kernels built)
+    (tmp_path / "quercus" / "_kernels" / "prebuilt").mkdir(parents=True)
+    python, abi, platform = wheel.get_tag()
+    assert python.endswith("%d%d" % sys.version_info[:2]) and not python.startswith("py")
+    assert (abi, platform != "any") == ("none", True)
+
+
+@pytest.mark.parametrize("editable", [False, True])
+def test_only_a_non_editable_build_compiles_the_kernels(tmp_path, monkeypatch, editable):
+    calls = []
+    monkeypatch.setattr(backend, "compile_kernels", calls.append)
+    build_py = _commands(tmp_path).get_command_obj("build_py")
+    build_py.editable_mode = editable
+    build_py.ensure_finalized()
+    build_py.run()
+    assert calls == ([] if editable else [str(tmp_path)])
