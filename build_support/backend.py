@@ -23,7 +23,7 @@ from setuptools.build_meta import *  # noqa: F401,F403 (every other hook as setu
 RUNTIME = ["numpy>=1.24", "numba>=0.59", "pandas>=2.0", "scikit-learn>=1.6", "scipy>=1.10"]
 CPUS = ("host", "generic")
 # What the compiling process runs, from the built copy of the package.
-BUILD = "from quercus._kernels._prebuilt import build; build()"
+BUILD = "from quercus.cli.warmup import build_shipped; build_shipped()"
 
 
 def builds_kernels():

@@ -21,9 +21,9 @@ backend = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(backend)
 
 # A kernel small enough to compile in a second stands for the first fit's.
-WARM = ("from quercus._kernels._prebuilt import build;"
+WARM = ("from quercus.cli.warmup import build_shipped;"
         "from quercus._kernels.splits import midpoint;"
-        "build(lambda: midpoint(1.0, 2.0))")
+        "build_shipped(lambda: midpoint(1.0, 2.0))")
 
 # Loads (or compiles) that kernel in a process whose package lives in sys.argv[1]; prints
 # whether numba loaded it from a cache and what the shipped folder offers.
@@ -33,12 +33,13 @@ sys.path.insert(0, sys.argv[1])
 import quercus
 from quercus import config_context
 from quercus._kernels import _prebuilt
+from quercus._kernels._jit import sources_hash
 from quercus._kernels.splits import midpoint
 assert quercus.__file__.startswith(sys.argv[1]), quercus.__file__
 with config_context(jit="compile"):
     value = float(midpoint(1.0, 2.0))
 print(json.dumps({"value": value, "hits": sum(midpoint.stats.cache_hits.values()),
-                  "shipped": _prebuilt.shipped() is not None}))
+                  "shipped": _prebuilt.shipped(sources_hash()) is not None}))
 """
 
 

@@ -147,7 +147,7 @@ class _KernelCache(FunctionCache):
     _impl_class = _CacheImpl
 
     def _shipped_file(self):
-        if _prebuilt.shipped() is None:
+        if _prebuilt.shipped(sources_hash()) is None:
             return None
         if not hasattr(self, "_shipped"):
             self._shipped = IndexDataCacheFile(
@@ -161,7 +161,7 @@ class _KernelCache(FunctionCache):
         yield self._cache_file, self._index_key(sig, codegen)
         shipped = self._shipped_file()
         if shipped is not None:
-            yield shipped, self._index_key(sig, _Codegen(_prebuilt.shipped()))
+            yield shipped, self._index_key(sig, _Codegen(_prebuilt.shipped(sources_hash())))
 
     def _load_overload(self, sig, target_context):
         if not self._enabled:

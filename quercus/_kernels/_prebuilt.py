@@ -5,14 +5,14 @@ package built from source compiles the kernels of a first fit once, at build tim
 package with C extensions compiles them, into ``quercus/_kernels/prebuilt``; the wheel
 carries them and every environment it is installed in loads them instead of compiling.
 
-- What is built: :func:`compile_first_use`, the kernels of default CART fits and
-  predictions on float64 and float32 numbers (the textbook's small fits run as Python
-  and need none). Anything else (C4.5 and ID3 on large data, other parameters) compiles
-  at first use into the user's cache, as without a build.
+- What is built: :func:`quercus.cli.warmup.compile_first_use`, the kernels of default
+  CART fits and predictions on float64 and float32 numbers (the textbook's small fits
+  run as Python and need none), by :func:`quercus.cli.warmup.build_shipped`. Anything
+  else (C4.5 and ID3 on large data, other parameters) compiles at first use into the
+  user's cache, as without a build.
 - For which processor: the build machine's by default, so that a ``pip install .``
   loads exactly the code it would have compiled. ``QUERCUS_KERNEL_CPU=generic`` builds
-  code for any processor of the architecture, for a wheel meant for other machines
-  (it runs slower than code for the processor at hand).
+  code for any processor of the architecture, for a wheel meant for other machines.
 - When it is used: the folder's ``manifest.json`` names the numba version, the Python
   and the processor the kernels were built for, and the kernel sources' hash; a process
   uses them only if all four match it (a ``generic`` build matches any processor of its
@@ -47,12 +47,19 @@ def codegen_tuple():
     return tuple(cpu_target.target_context.codegen().magic_tuple())
 
 
-def _runtime():
-    import numba
+def runtime(sources):
+    """What kernels must have been built with to run in this process, besides its codegen:
+    the numba version, the Python (its cache tag) and the kernel ``sources`` hash
+    (:func:`quercus._kernels._jit.sources_hash`).
 
-    from ._jit import sources_hash
+    Examples
+    --------
+    >>> sorted(runtime("ab"))
+    ['numba', 'python', 'sources']
+    """
+    import numba
     return {"numba": numba.__version__, "python": sys.implementation.cache_tag,
-            "sources": sources_hash()}
+            "sources": sources}
 
 
 def compatible(manifest, runtime, codegen):
@@ -62,7 +69,7 @@ def compatible(manifest, runtime, codegen):
 
     Examples
     --------
-    >>> run = {"numba": "0.60.0", "python": "cpython-311", "sources": "ab"}
+    >>> run = {"numba": "0.60.0", "python": "cpython-311", "sources": "ab"}  # (runtime())
     >>> here = ("x86_64-unknown-linux-gnu", "znver3", "+avx2")
     >>> built = dict(run, codegen=list(here))
     >>> compatible(built, run, here)
@@ -83,14 +90,15 @@ def compatible(manifest, runtime, codegen):
 
 
 @functools.lru_cache(maxsize=None)
-def shipped():
+def shipped(sources):
     """The codegen tuple the shipped kernels are keyed by, or ``None`` when this package
     has none that this process can run (none built, or built for another numba, Python,
-    processor or source).
+    processor or kernel ``sources`` hash).
 
     Examples
     --------
-    >>> found = shipped()
+    >>> from quercus._kernels._jit import sources_hash
+    >>> found = shipped(sources_hash())
     >>> found is None or len(found) == 3
     True
     """
@@ -98,55 +106,24 @@ def shipped():
         manifest = json.loads((FOLDER / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not compatible(manifest, _runtime(), codegen_tuple()):
+    if not compatible(manifest, runtime(sources), codegen_tuple()):
         return None
     return tuple(manifest["codegen"])
 
 
-def compile_first_use(rows=6000):
-    """Compile (or load) the kernels of a first default CART fit: classification and
-    regression, with prediction, on float64 and float32 numbers large enough for the
-    threaded and subtree kernels (``rows`` x 40), and classification of a table with a
-    category.
+def write_manifest(folder, sources):
+    """Write ``folder``'s ``manifest.json``: the kernels compiled there by this process
+    (from kernel ``sources``) and for its codegen. Returns what it wrote.
 
     Examples
     --------
-    >>> from quercus import config_context
-    >>> with config_context(jit="interpret"):  # the same calls, as Python: quick
-    ...     compile_first_use(rows=40)
+    >>> import json, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     written = write_manifest(folder, "ab")
+    ...     read = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+    >>> read == written and compatible(read, runtime("ab"), codegen_tuple())
+    True
     """
-    import numpy as np
-    import pandas as pd
-
-    from .. import CARTClassifier, CARTRegressor
-
-    rng = np.random.default_rng(0)
-    for dtype in (np.float64, np.float32):
-        X = rng.normal(size=(rows, 40)).astype(dtype)
-        est = CARTClassifier().fit(X, X[:, 0] > 0)
-        est.predict(X)
-        est.predict_proba(X)
-        CARTRegressor().fit(X, X[:, 1]).predict(X)
-    small = max(rows // 10, 10)
-    frame = pd.DataFrame({"x": rng.normal(size=small),
-                          "c": pd.Categorical(rng.choice(list("abc"), size=small))})
-    CARTClassifier().fit(frame, frame["x"] > 0).predict(frame)
-
-
-def build(warm=compile_first_use):
-    """Compile ``warm``'s kernels (:func:`compile_first_use`) into the kernel cache folder
-    (``QUERCUS_CACHE_DIR``, set before quercus is imported: the kernels' cache locators
-    read it as they are defined) and write its manifest. What a package build runs, in a
-    process of its own (``build_support/backend.py``), with ``NUMBA_CPU_NAME=generic``
-    for code that runs on any processor. Returns the manifest.
-    """
-    from .. import config_context
-    from ._jit import cache_root
-
-    with config_context(jit="compile"):
-        warm()
-    manifest = dict(_runtime(), codegen=list(codegen_tuple()))
-    path = Path(cache_root()) / MANIFEST
-    path.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    manifest = dict(runtime(sources), codegen=list(codegen_tuple()))
+    (Path(folder) / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     return manifest
-

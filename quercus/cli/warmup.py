@@ -1,4 +1,5 @@
-"""``quercus warmup``: compile every kernel into numba's on-disk cache."""
+"""``quercus warmup``: compile every kernel into numba's on-disk cache; and what a package
+build compiles into the package (:func:`build_shipped`)."""
 
 
 def _warmup(args):
@@ -66,3 +67,49 @@ def _fit_everything(np, C45Classifier, CARTClassifier, CARTRegressor, ID3Classif
             CARTClassifier(max_depth=1).fit(np.asarray(long, order=order), long[:, 0] > 0)
     finally:
         _grower.STREAM_BYTES, _binning._EDGE_SAMPLE = wide, sample
+
+
+def compile_first_use(rows=6000):
+    """Compile (or load) the kernels of a first default CART fit: classification and
+    regression, with prediction, on float64 and float32 numbers large enough for the
+    threaded and subtree kernels (``rows`` x 40), and classification of a table with a
+    category. What a package build ships compiled (:func:`build_shipped`).
+
+    Examples
+    --------
+    >>> from quercus import config_context
+    >>> with config_context(jit="interpret"):  # the same calls, as Python: quick
+    ...     compile_first_use(rows=40)
+    """
+    import numpy as np
+    import pandas as pd
+
+    from .. import CARTClassifier, CARTRegressor
+
+    rng = np.random.default_rng(0)
+    for dtype in (np.float64, np.float32):
+        X = rng.normal(size=(rows, 40)).astype(dtype)
+        est = CARTClassifier().fit(X, X[:, 0] > 0)
+        est.predict(X)
+        est.predict_proba(X)
+        CARTRegressor().fit(X, X[:, 1]).predict(X)
+    small = max(rows // 10, 10)
+    frame = pd.DataFrame({"x": rng.normal(size=small),
+                          "c": pd.Categorical(rng.choice(list("abc"), size=small))})
+    CARTClassifier().fit(frame, frame["x"] > 0).predict(frame)
+
+
+def build_shipped(warm=compile_first_use):
+    """Compile ``warm``'s kernels into the kernel cache folder (``QUERCUS_CACHE_DIR``, set
+    before quercus is imported: the kernels' cache locators read it as they are defined)
+    and write its manifest (:mod:`quercus._kernels._prebuilt`). What a package build runs
+    on its built copy, in a process of its own (``build_support/backend.py``), with
+    ``NUMBA_CPU_NAME=generic`` for code that runs on any processor. Returns the manifest.
+    """
+    from .. import config_context
+    from .._kernels import _prebuilt
+    from .._kernels._jit import cache_root, sources_hash
+
+    with config_context(jit="compile"):
+        warm()
+    return _prebuilt.write_manifest(cache_root(), sources_hash())
