@@ -119,7 +119,7 @@ def test_the_route_tables_take_16_and_12_bytes_a_node():
     X, y = _frame(0, 500, 0.0)
     tree = CARTClassifier().fit(X, y).tree_
     assert set(tree.kind.tolist()) - {LEAF, NUMERIC}
-    assert predict.route_table(tree.kernel_args())[1] is None
+    assert predict.route_table(tree.kernel_args()).narrow is None
 
 
 def test_float32_thresholds_are_the_largest_float32_at_or_below():
@@ -129,17 +129,16 @@ def test_float32_thresholds_are_the_largest_float32_at_or_below():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(500, 2))
     est = CARTRegressor(max_depth=5).fit(X, X[:, 0])
-    t = list(est.tree_.kernel_args())
-    inner = np.flatnonzero(t[0] == NUMERIC)
+    t = est.tree_.kernel_args()
+    inner = np.flatnonzero(t.kind == NUMERIC)
     big = float(np.finfo(np.float32).max)
     tricky = [1e300, -1e300, big, -big, 0.1, -0.1, 1e-45, -1e-45, 0.0, 2.0 ** -149 / 3]
     assert len(inner) >= len(tricky)
-    threshold = t[2].copy()
+    threshold = t.threshold.copy()
     threshold[inner[:len(tricky)]] = tricky
-    t[2] = threshold
-    t = tuple(t)
+    t = t._replace(threshold=threshold)
     rt = predict.route_table(t)
-    low = rt[1].view(np.float32)[inner, 0]
+    low = rt.narrow.view(np.float32)[inner, 0]
     exact = threshold[inner]
     assert (low.astype(np.float64) <= exact).all()
     with np.errstate(over="ignore"):

@@ -4,6 +4,8 @@
 category code of -1 one unseen at fit time.
 """
 
+from typing import NamedTuple, Optional
+
 import numpy as np
 from numba import prange
 
@@ -62,7 +64,8 @@ def _categorical_step(x, node, k, feature, category, first_child, n_children, ca
 def _fast_args(t):
     """The tree's arrays the routing steps read (unpacked once per call of a routing
     kernel: unpacking them at every step would count references to each)."""
-    return t[0], t[1], t[2], t[3], t[4], t[5], t[8], t[9]
+    return (t.kind, t.feature, t.threshold, t.category, t.first_child, t.n_children,
+            t.cat_map_start, t.cat_map)
 
 
 @inner
@@ -149,10 +152,10 @@ def apply_tree(X, t, rt, check_inf=False, node_out=None):
         vals = np.empty((n, node_out.shape[1]))
     # One kernel type for every call: node_out read-only, the table's two flat views.
     node_out = read_only(node_out)
-    if X.dtype == np.float32 and rt[1] is not None:
-        rv, rc = rt[1].view(np.float32).reshape(-1), rt[1].reshape(-1)
+    if X.dtype == np.float32 and rt.narrow is not None:
+        rv, rc = rt.narrow.view(np.float32).reshape(-1), rt.narrow.reshape(-1)
     else:
-        rv, rc = rt[0].view(np.float64).reshape(-1), rt[0].view(np.int32).reshape(-1)
+        rv, rc = rt.wide.view(np.float64).reshape(-1), rt.wide.view(np.int32).reshape(-1)
     bad = np.zeros(max(1, (n + CHUNK - 1) // CHUNK) if check_inf else 0, dtype=np.bool_)
     X = read_only(np.ascontiguousarray(X) if n <= CHUNK else X)
     if n <= CHUNK:
@@ -173,10 +176,18 @@ def apply_tree(X, t, rt, check_inf=False, node_out=None):
 _NO_VALS = np.empty((0, 0))
 
 
+class RouteTable(NamedTuple):
+    """:func:`route_table`'s two tables: for float64 rows, and for float32 rows (None when
+    the tree has a categorical split)."""
+
+    wide: np.ndarray
+    narrow: Optional[np.ndarray]
+
+
 def route_table(t):
     """The records the routing loop reads, one small record a node, so that a step reads
-    one place instead of one in each of the tree's arrays: a pair (for float64 rows, for
-    float32 rows). A step goes to ``child + (x[feature] > value)``:
+    one place instead of one in each of the tree's arrays: a :class:`RouteTable` (for
+    float64 rows, for float32 rows). A step goes to ``child + (x[feature] > value)``:
 
     - a numeric split: its threshold, feature and first child;
     - a leaf: +inf, feature 0 and itself, so that it routes to itself (no value is above
@@ -194,11 +205,12 @@ def route_table(t):
     with ``t`` in float64: ``x > t`` implies ``x > value`` (``value <= t``), ``x <= t``
     implies ``x <= value`` (``x`` is a float32 at or below ``t``), and NaN compares false
     with both."""
-    kind, feature, threshold, category, first_child = t[0], t[1], t[2], t[3], t[4]
+    kind, feature, threshold, category, first_child = (t.kind, t.feature, t.threshold,
+                                                       t.category, t.first_child)
     n = kind.shape[0]
     leaf, numeric = kind == LEAF, kind == NUMERIC
     value = np.select([numeric, leaf, kind == CAT_BINARY, kind == CAT_SUBSET],
-                      [threshold, np.inf, category, -1 - t[8]], np.nan)
+                      [threshold, np.inf, category, -1 - t.cat_map_start], np.nan)
     feat = np.where(leaf, 0, feature)
     child = np.select([numeric, leaf], [first_child, np.arange(n)], -2 - first_child)
     wide = np.empty((n, 2), dtype=np.int64)
@@ -206,7 +218,7 @@ def route_table(t):
     wide.view(np.int32)[:, 2] = feat
     wide.view(np.int32)[:, 3] = child
     if not (leaf | numeric).all():
-        return wide, None
+        return RouteTable(wide, None)
     with np.errstate(over="ignore"):  # to +-inf beyond float32's range, then down
         low = value.astype(np.float32)
         low = np.where(low > value, np.nextafter(low, np.float32(-np.inf)), low)
@@ -214,7 +226,7 @@ def route_table(t):
     narrow.view(np.float32)[:, 0] = low
     narrow[:, 1] = feat
     narrow[:, 2] = child
-    return wide, narrow
+    return RouteTable(wide, narrow)
 
 
 @kernel(parallel=True)
@@ -452,7 +464,7 @@ def accumulate_node_stats(X, y, y2, w, t, weighted_n, n_stats, regression, start
     spread over the branches by a missing value (C4.5) counts in each with the branch's share
     of its weight. A row that stops early (unseen category) counts only down to there.
     With ``count``, every visit adds 1 instead (the number of samples reaching a node)."""
-    out = np.zeros((t[0].shape[0], n_stats))
+    out = np.zeros((t.kind.shape[0], n_stats))
     accumulate_into(out, X, np.arange(X.shape[0]), y, y2, w, t, weighted_n, regression,
                     start, count)
     return out
@@ -545,7 +557,7 @@ def child_shares(X, rows, w, t, weighted_n, node):
     """Weight of each of the rows ``rows`` of ``X`` (weights ``w``) going to each child of
     ``node`` (columns in branch order): a row spread by a missing value (C4.5) is shared out
     by the children's training weights, a stopping row goes nowhere."""
-    first, k = t[4][node], t[5][node]
+    first, k = t.first_child[node], t.n_children[node]
     branch = child_branches(X, rows, t, node)
     out = np.zeros((rows.shape[0], k))
     total = children_weight(weighted_n, first, k)
