@@ -25,8 +25,9 @@ from ._kernels.splits import (TIE_EPS, Candidates, _split_missing, at_least, cat
                               resolve_threshold, search_features, unpack_search)
 from ._kernels.schema import (CAT_BINARY, CAT_MAP_START, CAT_MULTIWAY, CAT_SUBSET,
                               FIRST_CHILD, FLOAT_COLUMNS, FRACTIONAL, INT_COLUMNS, LEARNED,
-                              MULTIWAY, NUMERIC, SUR_FLOAT_COLUMNS, SUR_INT_COLUMNS, SUR_START,
-                              SURROGATE, VALUE, leaf_defaults)
+                              MULTIWAY, NUMERIC, ROUTING_FIELDS, SUR_FLOAT_COLUMNS,
+                              SUR_INT_COLUMNS, SUR_START, SURROGATE, VALUE, Routing,
+                              leaf_defaults)
 from ._kernels.subtree import grow_subtree
 from ._kernels.surrogates import all_surrogates, route_missing, select_surrogates
 from ._kernels.selection import choose_split
@@ -722,16 +723,15 @@ def _validation_shares(tree, node, Xv, wv):
     s0, ns = int(a["sur_start"][node]), int(a["sur_count"][node])
     c0 = int(a["cat_map_start"][node])
     cat_map = np.asarray(fl["cat_map"][c0:], dtype=np.int64) if c0 >= 0 else np.zeros(1, np.int64)
-    sur = [np.asarray(fl[k][s0:s0 + ns], dtype=dt) for k, dt in
-           (("sur_feature", np.int64), ("sur_kind", np.int8), ("sur_threshold", np.float64),
-            ("sur_category", np.int64), ("sur_flip", np.int8))]
+    local = {k: np.asarray(fl[k][s0:s0 + ns], dtype=dt) for k, dt in
+             (("sur_feature", np.int64), ("sur_kind", np.int8), ("sur_threshold", np.float64),
+              ("sur_category", np.int64), ("sur_flip", np.int8))}
+    local["cat_map"] = cat_map
     # Point the node at the local copies of its flat entries for this one call.
     a["sur_start"][node] = 0
     a["cat_map_start"][node] = 0 if c0 >= 0 else -1
     try:
-        args = (a["kind"], a["feature"], a["threshold"], a["category"], a["first_child"],
-                a["n_children"], a["missing_mode"], a["missing_child"], a["cat_map_start"],
-                cat_map, a["sur_start"], a["sur_count"], *sur)
+        args = Routing(*(local[k] if k in local else a[k] for k in ROUTING_FIELDS))
         return child_shares(Xv, np.arange(Xv.shape[0]), wv, args,
                             a["weighted_n_node_samples"], node)
     finally:
