@@ -72,8 +72,10 @@ def _fit_everything(np, C45Classifier, CARTClassifier, CARTRegressor, ID3Classif
 def compile_first_use(rows=6000):
     """Compile (or load) the kernels of a first default CART fit: classification and
     regression, with prediction, on float64 and float32 numbers large enough for the
-    threaded and subtree kernels (``rows`` x 40), and classification of a table with a
-    category. What a package build ships compiled (:func:`build_shipped`).
+    threaded and subtree kernels (``rows`` x 40), classification with cross-validated
+    cost-complexity pruning, classification of a table of such
+    numbers and categories, and of such numbers with missing values (the surrogate
+    kernels). What a package build ships compiled (:func:`build_shipped`).
 
     Examples
     --------
@@ -93,10 +95,15 @@ def compile_first_use(rows=6000):
         est.predict(X)
         est.predict_proba(X)
         CARTRegressor().fit(X, X[:, 1]).predict(X)
-    small = max(rows // 10, 10)
-    frame = pd.DataFrame({"x": rng.normal(size=small),
-                          "c": pd.Categorical(rng.choice(list("abc"), size=small))})
-    CARTClassifier().fit(frame, frame["x"] > 0).predict(frame)
+    y = X[:, 0] > 0
+    X = X.astype(np.float64)
+    CARTClassifier(pruning="cost_complexity").fit(X, y)
+    frame = pd.DataFrame(X[:, :10], columns=[f"x{j}" for j in range(10)])
+    for j in range(3):
+        frame[f"c{j}"] = pd.Categorical(rng.choice(list("abcdefgh"), size=rows))
+    CARTClassifier().fit(frame, y).predict_proba(frame)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    CARTClassifier().fit(X, y).predict_proba(X)
 
 
 def build_shipped(warm=compile_first_use):
