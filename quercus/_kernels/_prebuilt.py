@@ -6,10 +6,11 @@ package with C extensions compiles them, into ``quercus/_kernels/prebuilt``; the
 carries them and every environment it is installed in loads them instead of compiling.
 
 - What is built: :func:`quercus.cli.warmup.compile_first_use`, the kernels of default
-  CART fits and predictions on float64 and float32 numbers (the textbook's small fits
-  run as Python and need none), by :func:`quercus.cli.warmup.build_shipped`. Anything
-  else (C4.5 and ID3 on large data, other parameters) compiles at first use into the
-  user's cache, as without a build.
+  CART fits and predictions (float64 and float32 numbers, missing values, categories,
+  cost-complexity pruning; the textbook's small fits run as Python and need none), by
+  :func:`quercus.cli.warmup.build_shipped`. Anything else (C4.5 and ID3 on large data,
+  exact mode, other parameters) compiles at first use into the user's cache, as without
+  a build.
 - For which processor: the build machine's by default, so that a ``pip install .``
   loads exactly the code it would have compiled. ``QUERCUS_KERNEL_CPU=generic`` builds
   code for any processor of the architecture, for a wheel meant for other machines.
