@@ -72,10 +72,10 @@ def _fit_everything(np, C45Classifier, CARTClassifier, CARTRegressor, ID3Classif
 def compile_first_use(rows=6000):
     """Compile (or load) the kernels of a first default CART fit: classification and
     regression, with prediction, on float64 and float32 numbers large enough for the
-    threaded and subtree kernels (``rows`` x 40), classification with cross-validated
-    cost-complexity pruning, classification of a table of such
-    numbers and categories, and of such numbers with missing values (the surrogate
-    kernels). What a package build ships compiled (:func:`build_shipped`).
+    threaded and subtree kernels (``rows`` x 40); classification with cross-validated
+    cost-complexity pruning, of a table of such numbers and categories, and of such
+    numbers with missing values (the surrogate kernels). What a package build ships
+    compiled (:func:`build_shipped`).
 
     Examples
     --------
