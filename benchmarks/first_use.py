@@ -42,18 +42,29 @@ for cls in (ID3Classifier, C45Classifier, CARTClassifier):
 print(json.dumps({"seconds": time.perf_counter() - t0}))
 """
 
-FIRST_CART = """
+# A first fit in a fresh interpreter: ``{before}`` (imports) and ``{prepare}`` (the data)
+# run before the clock; ``{imp}``, the import of the estimator, inside it.
+FIRST_FIT = """
 import numpy as np
+{before}
 rng = np.random.default_rng(0)
 X = rng.normal(size=({n}, {p})).astype(np.{dtype})
 y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+{prepare}
 t0 = time.perf_counter()
 {imp}
-est = Est().fit(X, y)
+est = {est}.fit(X, y)
 fit = time.perf_counter() - t0
 est.predict(X)
 print(json.dumps({{"seconds": fit, "with_predict": time.perf_counter() - t0}}))
 """
+
+
+def first_fit(imp, est="Est()", dtype="float64", before="", prepare="", n=100_000, p=20):
+    """:data:`FIRST_FIT` filled in."""
+    return FIRST_FIT.format(imp=imp, est=est, dtype=dtype, before=before, prepare=prepare,
+                            n=n, p=p)
+
 
 DEFAULTS = """
 import numpy as np
@@ -107,39 +118,30 @@ t0 = time.perf_counter()
 print(json.dumps({{"seconds": time.perf_counter() - t0}}))
 """
 
-# The first fits measured from an installed wheel: (what, code, whether the build ships
-# their kernels: quercus.cli.warmup.compile_first_use).
-FIRST_FIT = """
-import numpy as np, pandas as pd
-rng = np.random.default_rng(0)
-X = rng.normal(size=(100_000, 20)).astype(np.{dtype})
-y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
-{prepare}
-t0 = time.perf_counter()
-from quercus import CARTClassifier, C45Classifier
-est = {est}.fit(X, y)
-fit = time.perf_counter() - t0
-est.predict(X)
-print(json.dumps({{"seconds": fit, "with_predict": time.perf_counter() - t0}}))
-"""
 _MISSING = "X[rng.random(X.shape) < 0.05] = np.nan"
 _FRAME = ("X = pd.DataFrame(X[:, :10], columns=[f'x{j}' for j in range(10)])\n"
           "for j in range(3):\n"
           "    X[f'c{j}'] = pd.Categorical(rng.choice(list('abcdefgh'), size=len(X)))")
+
+
+def _wheel_fit(est, dtype="float64", prepare=""):
+    return first_fit("from quercus import CARTClassifier, C45Classifier", est, dtype,
+                     before="import pandas as pd", prepare=prepare)
+
+
+# The first fits measured from an installed wheel: (what, code, whether the build ships
+# their kernels: quercus.cli.warmup.compile_first_use).
 WHEEL_FITS = [
-    ("CARTClassifier() fit, 100,000 x 20 float64",
-     FIRST_FIT.format(dtype="float64", prepare="", est="CARTClassifier()"), True),
+    ("CARTClassifier() fit, 100,000 x 20 float64", _wheel_fit("CARTClassifier()"), True),
     ("CARTClassifier() fit, 100,000 x 20 float32",
-     FIRST_FIT.format(dtype="float32", prepare="", est="CARTClassifier()"), True),
+     _wheel_fit("CARTClassifier()", "float32"), True),
     ("CARTClassifier() fit, 100,000 x 20 float64, 5% of the cells missing",
-     FIRST_FIT.format(dtype="float64", prepare=_MISSING, est="CARTClassifier()"), True),
+     _wheel_fit("CARTClassifier()", prepare=_MISSING), True),
     ("CARTClassifier() fit, DataFrame 100,000 x (10 float64 + 3 categorical of 8 levels)",
-     FIRST_FIT.format(dtype="float64", prepare=_FRAME, est="CARTClassifier()"), True),
+     _wheel_fit("CARTClassifier()", prepare=_FRAME), True),
     ("CARTClassifier(pruning='cost_complexity') fit, 100,000 x 20 float64",
-     FIRST_FIT.format(dtype="float64", prepare="",
-                      est="CARTClassifier(pruning='cost_complexity')"), True),
-    ("C45Classifier() fit, 100,000 x 20 float64",
-     FIRST_FIT.format(dtype="float64", prepare="", est="C45Classifier()"), False),
+     _wheel_fit("CARTClassifier(pruning='cost_complexity')"), True),
+    ("C45Classifier() fit, 100,000 x 20 float64", _wheel_fit("C45Classifier()"), False),
 ]
 
 QUERCUS = "from quercus import CARTClassifier as Est"
@@ -172,13 +174,13 @@ def cold(rows):
         t = wall([sys.executable, "-m", "quercus", "demo"], env)
         rows.append(("cold", "`quercus demo` (whole command), empty kernel cache",
                      f"{t:.2f} s", "target 10 s"))
-        code = FIRST_CART.format(n=100_000, p=20, dtype="float64", imp=QUERCUS)
+        code = first_fit(QUERCUS)
         first = run(code, env)
         rows.append(("cold", "import + CARTClassifier() fit, 100,000 x 20 float64, empty "
                      "kernel cache", f"{first['seconds']:.1f} s",
                      f"fit + predict {first['with_predict']:.1f} s; target 15 s"))
         warm = run(code, env)
-        peer = run(FIRST_CART.format(n=100_000, p=20, dtype="float64", imp=SKLEARN), env)
+        peer = run(first_fit(SKLEARN), env)
         rows.append(("cold", "the same, kernels cached by the run above",
                      f"{warm['seconds']:.1f} s",
                      f"scikit-learn's DecisionTreeClassifier() the same way "

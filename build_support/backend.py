@@ -36,13 +36,19 @@ def get_requires_for_build_wheel(config_settings=None):
     return _setuptools.get_requires_for_build_wheel(config_settings) + extra
 
 
+def kernel_folder(build_lib):
+    """Where a build of the package in ``build_lib`` holds its compiled kernels (the
+    package's ``quercus._kernels._prebuilt.FOLDER``)."""
+    return os.path.join(build_lib, "quercus", "_kernels", "prebuilt")
+
+
 def compile_kernels(build_lib):
     """Compile the first fit's kernels from the copy of quercus in ``build_lib`` into its
     ``quercus/_kernels/prebuilt`` folder, in a process of its own. Returns whether they
     were built. A failed compile leaves the package without them (it compiles its
     kernels at first use, as an editable install does) and says so on stderr."""
     build_lib = os.path.abspath(build_lib)
-    folder = os.path.join(build_lib, "quercus", "_kernels", "prebuilt")
+    folder = kernel_folder(build_lib)
     shutil.rmtree(folder, ignore_errors=True)  # (a stale build's kernels)
     if not builds_kernels():
         return False
@@ -83,7 +89,7 @@ def commands():
     class WheelTaggedForKernels(bdist_wheel):
         def get_tag(self):
             build_lib = self.get_finalized_command("build_py").build_lib
-            if not os.path.isdir(os.path.join(build_lib, "quercus", "_kernels", "prebuilt")):
+            if not os.path.isdir(kernel_folder(build_lib)):
                 return super().get_tag()
             pure, self.root_is_pure = self.root_is_pure, False
             try:

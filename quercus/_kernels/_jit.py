@@ -146,22 +146,23 @@ class _KernelCache(FunctionCache):
 
     _impl_class = _CacheImpl
 
-    def _shipped_file(self):
-        if _prebuilt.shipped(sources_hash()) is None:
-            return None
-        if not hasattr(self, "_shipped"):
-            self._shipped = IndexDataCacheFile(
-                cache_path=str(_prebuilt.FOLDER / cache_subfolder()),
-                filename_base=self._impl.filename_base, source_stamp=sources_hash())
-        return self._shipped
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._shipped = None   # the shipped kernels' index and data file, once looked for
+        self._indexes = {}     # id(index file) -> its index, read once for entry_bytes
 
     def _places(self, sig, codegen):
         """(index and data file, entry key) where this kernel's entry for ``sig`` may be:
-        the user's cache, then the shipped kernels."""
+        the user's cache, then the shipped kernels (keyed by the codegen they were built
+        for) when this process can run them."""
         yield self._cache_file, self._index_key(sig, codegen)
-        shipped = self._shipped_file()
-        if shipped is not None:
-            yield shipped, self._index_key(sig, _Codegen(_prebuilt.shipped(sources_hash())))
+        built_for = _prebuilt.shipped(sources_hash())
+        if built_for is not None:
+            if self._shipped is None:
+                self._shipped = IndexDataCacheFile(
+                    cache_path=str(_prebuilt.FOLDER / cache_subfolder()),
+                    filename_base=self._impl.filename_base, source_stamp=sources_hash())
+            yield self._shipped, self._index_key(sig, _Codegen(built_for))
 
     def _load_overload(self, sig, target_context):
         if not self._enabled:
@@ -185,8 +186,6 @@ class _KernelCache(FunctionCache):
         >>> midpoint._cache.entry_bytes((types.unicode_type,), codegen)  # never compiled
         0
         """
-        if not hasattr(self, "_indexes"):
-            self._indexes = {}
         for place, key in self._places(sig, codegen):
             index = self._indexes.get(id(place))
             if index is None:
