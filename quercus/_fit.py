@@ -485,17 +485,17 @@ def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all,
     classifier's labels of every row as class indices (None: coded from ``y``).
     ``floor``: the table's smallest alpha, to which the folds grow."""
     seed = check_random_state(params.random_state).randint(2**31)
-    fit_fold = _fold_fitter(params, schema, X_all, y, w_user, floor)
+    fit_fold = _fold_fitter(params, schema, X_all, y, w_user)
     return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv, seed,
                             fit_fold, fold_bins, codes, alpha_floor=floor)
 
 
-def _fold_fitter(params, schema, X_all, y, w_user, floor=0.0):
-    """``fit_fold(train, bins, labels)`` for :func:`quercus._pruning.complexity_table`:
-    the fit of a fold's rows ``train`` of every training row ``X_all`` (or of ``bins``,
-    its bins from the whole data's) with the user's weights ``w_user`` (the fold applies
-    the class weights itself) and no pruning, grown to the cost-complexity ``floor`` (the
-    folds are scored at alphas from it up)."""
+def _fold_fitter(params, schema, X_all, y, w_user):
+    """``fit_fold(train, bins, labels, floor)`` for :func:`quercus._pruning.
+    complexity_table`: the fit of a fold's rows ``train`` of every training row ``X_all``
+    (or of ``bins``, its bins from the whole data's) with the user's weights ``w_user``
+    (the fold applies the class weights itself) and no pruning, grown to the
+    cost-complexity ``floor`` (the folds are scored at alphas from it up)."""
     threads = numba.get_num_threads()
     # One thread a fold when the folds run side by side. (Valid by construction: the
     # estimator's validated parameters, and these.)
@@ -513,7 +513,7 @@ def _fold_fitter(params, schema, X_all, y, w_user, floor=0.0):
     values = (_prepare.encode_regression_target(y, len(y), params.criterion)
               if is_regressor(params) and params.criterion != "poisson" else None)
 
-    def fit_fold(train, bins, labels):
+    def fit_fold(train, bins, labels, floor):
         X_box = [None] if bins is not None else [X_all[train]]
         if values is not None:
             labels = values[train]

@@ -138,6 +138,9 @@ class GrowConfig:
     # _kernels/complexity.py; R(t) as a share of the root's weight) is below ``risk_floor``
     # is a leaf. It is one in every subtree of the weakest-link sequence at alphas from
     # risk_floor up (R(t) bounds its subtree's g(t)), so those subtrees are unchanged.
+    # The subtree kernel also makes a leaf of a node whose chosen split cannot survive at
+    # the floor whatever its children do (``complexity.collapses_at_floor``): an economy
+    # only, the subtrees from the floor up are the same.
     risk_floor: float = 0.0
     risk_loss: int = 0
 
@@ -560,10 +563,11 @@ def _table_tree(ints, flts, count, cat_map, sur_ints, sur_flts):
     tables below a lone root gives, without the builder."""
     ints, flts = ints[:count], flts[:count]
     col = np.ascontiguousarray  # (TreeArrays keeps an array already of its field's type)
-    fields = {name: np.full(count, value) for name, value in leaf_defaults().items()}
-    fields.update({name: col(ints[:, j]) for j, name in enumerate(INT_COLUMNS)})
+    fields = {name: col(ints[:, j]) for j, name in enumerate(INT_COLUMNS)}
     fields.update({name: col(flts[:, j]) for j, name in enumerate(FLOAT_COLUMNS)})
     fields["value"] = col(flts[:, VALUE:])
+    fields.update({name: np.full(count, value) for name, value in leaf_defaults().items()
+                   if name not in fields})  # (none today: the tables hold every field)
     first_child = fields["first_child"]
     first_child[first_child >= 0] += 1
     return TreeArrays(**fields, cat_map=cat_map, **_surrogate_fields(sur_ints, sur_flts))

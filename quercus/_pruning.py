@@ -397,7 +397,8 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     ``X_enc`` is every training row encoded with the tree's schema: each fold is grown and
     scored from its rows, with the whole data's categories (as rpart's folds keep the
     data's factor levels), without encoding the data again. ``fit_fold(train, bins,
-    labels)`` grows a fold's tree on the rows ``train`` and returns a record with its
+    labels, floor)`` grows a fold's tree on the rows ``train``, to the cost-complexity
+    ``floor`` (the smallest alpha it is scored at), and returns a record with its
     ``tree`` and ``target`` (:func:`quercus._fit.fit_encoded`'s); ``bins``, when given
     here, are every row's exact bins or a :class:`~quercus._fold_bins.FoldBins`, and a
     fold is then given its rows' bins from them (``bins.take_rows``: the same tree as
@@ -413,8 +414,9 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     geometric mean of its alpha interval, as rpart does.
 
     ``alpha_floor`` > 0: ``tree`` is the weakest-link subtree at that alpha (grown and
-    pruned to it: rpart's tree grown to ``cp``), whose interval starts there; the folds'
-    trees are grown to it too (``fit_fold``'s), as they are scored at alphas from it up.
+    pruned to it: rpart's tree grown to ``cp``), whose interval starts there. The folds'
+    trees are scored at alphas from the first subtree's geometric mean up, so they are
+    grown to that (``fit_fold``'s ``floor``): their subtrees there and above are the same.
     """
     import pandas as pd
     from sklearn.model_selection import check_cv
@@ -455,6 +457,8 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
         return target.classes[present], recode
 
     reuse = bins is not None and REUSE_FOLD_BINS
+    # With a floor, the folds need no subtree below the smallest alpha they are scored at.
+    fold_floor = float(eval_alpha[0]) if alpha_floor > 0.0 else 0.0
 
     def fold_errors(split):
         train, test = split
@@ -462,7 +466,8 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
         if not target.regression:
             classes, recode = fold_labels(train)
             labels, codes = (classes, recode[y_codes[train]]), recode[y_codes[test]]
-        fold = fit_fold(train, bins.take_rows(train) if reuse else None, labels)
+        fold = fit_fold(train, bins.take_rows(train) if reuse else None, labels,
+                        fold_floor)
         X_te = X_enc[test]
         errors = _errors_along_path(fold.target, fold.tree, loss, eval_alpha, X_te,
                                     y_arr[test], w[test], codes)

@@ -108,3 +108,52 @@ def test_a_bad_cp_is_an_error_naming_cp(bad):
     X, y = load_golf()
     with pytest.raises(InvalidParameterError, match="'cp' parameter"):
         CARTClassifier(pruning="cost_complexity", cp=bad).fit(X, y)
+
+
+def _risk_floor_nodes(tree, floor_w):
+    """How many nodes a grower that stops only at nodes of risk below ``floor_w`` (in
+    weight) keeps of the fully grown ``tree`` (Gini impurity risk)."""
+    risk = tree.impurity * tree.weighted_n_node_samples
+    kept, stack = 0, [0]
+    while stack:
+        node = stack.pop()
+        kept += 1
+        if tree.n_children[node] > 0 and risk[node] >= floor_w:
+            first = tree.first_child[node]
+            stack.extend(range(first, first + tree.n_children[node]))
+    return kept
+
+
+def test_the_subtree_kernel_also_stops_at_splits_that_cannot_survive_the_floor(monkeypatch):
+    # A node whose chosen split is collapsed at every alpha from the floor up, whatever its
+    # children do, is made a leaf: fewer nodes than the risk rule alone keeps, same tree.
+    X, y = _data(False, False)
+    kw = dict(criterion="gini", ccp_loss="impurity")
+    full = CARTClassifier(**kw).fit(X, y)
+    alpha = float(np.quantile(full.cost_complexity_pruning_path(X, y).ccp_alphas, 0.97))
+    est, n_floor = _fit_counting(CARTClassifier(ccp_alpha=alpha, **kw), X, y)
+    by_risk = _risk_floor_nodes(full.tree_, alpha * len(y))
+    assert est.get_n_leaves() > 1
+    assert n_floor < by_risk
+
+
+def test_cross_validation_folds_grow_only_to_the_smallest_alpha_they_are_scored_at(
+        monkeypatch):
+    # Each subtree of the table is scored on the folds at the geometric mean of its alpha
+    # interval, so a fold needs nothing below the first one: sqrt(alpha_0 * alpha_1).
+    X, y = _data(False, False, n=400)
+    floors = []
+    real_fit_encoded = fit_module.fit_encoded
+
+    def fit_encoded(*args, **kwargs):
+        floors.append(kwargs.get("risk_floor"))
+        return real_fit_encoded(*args, **kwargs)
+
+    monkeypatch.setattr(fit_module, "fit_encoded", fit_encoded)
+    est = CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y)
+    alpha = est.cp_table_["alpha"].to_numpy()
+    assert alpha.size > 1
+    fold_floors = floors[1:]  # (the first call is the whole fit's own)
+    assert len(fold_floors) == 10
+    assert fold_floors == [pytest.approx(np.sqrt(alpha[0] * alpha[1]), rel=1e-12)] * 10
+    assert fold_floors[0] > alpha[0]

@@ -6,6 +6,7 @@ from ._jit import inner, kernel
 from .criteria import ENTROPY, impurity
 from .predict import path_lengths_and_nodes, stop_node_moments
 from .schema import LEAF
+from .tables import ordered_sum
 
 # The losses R(t) of cost-complexity pruning (``ccp_loss``), as kernel codes: the
 # criterion's impurity, rpart's misclassified weight (a regressor's: its impurity, the
@@ -36,6 +37,37 @@ def weighted_risk(stats, imp, weight, loss):
     if loss == RISK_ENTROPY:
         return impurity(stats, ENTROPY) * weight
     return imp * weight
+
+
+@inner
+def collapses_at_floor(risk, child_stats, regression, criterion, loss, floor):
+    """Whether a node of risk ``risk`` (:func:`weighted_risk`), split into children of at
+    least the stats ``child_stats[c]`` (a lower bound will do: a child's risk only grows
+    with more samples), is a leaf of every minimal cost-complexity subtree at ``alpha >=
+    floor``, however its children split. With ``n`` children, the split survives at
+    ``alpha`` only if ``R(t) + alpha > sum_c min(R(c) + alpha, 2 alpha)``, since a child
+    is a leaf or holds at least two; the margin rises with ``alpha`` (every child adds at
+    least one ``alpha``), so failing it at ``floor`` fails it above. The grower then makes
+    the node a leaf: the subtrees at ``alpha >= floor`` are the same, with less growth.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pure = np.array([[5.0, 0.0], [0.0, 1.0]])     # 5 + 1 samples, both children pure
+    >>> risk = 6 * float(impurity(np.array([5.0, 1.0]), ENTROPY))   # 3.90 bits
+    >>> bool(collapses_at_floor(risk, pure, False, ENTROPY, RISK_IMPURITY, 3.0))
+    False
+    >>> bool(collapses_at_floor(risk, pure, False, ENTROPY, RISK_IMPURITY, 4.0))
+    True
+    """
+    n = child_stats.shape[0]
+    bound = (n - 1) * floor
+    for c in range(n):
+        st = child_stats[c]
+        weight = st[0] if regression else ordered_sum(st)
+        bound += min(weighted_risk(st, impurity(st, criterion), weight, loss), floor)
+    # (A hair of slack: rounding must not collapse a split that survives at the floor.)
+    return risk < bound * (1.0 - 1e-9)
 
 
 @kernel

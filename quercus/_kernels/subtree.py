@@ -16,9 +16,9 @@ surrogates.py).
 import numpy as np
 
 from ._jit import inner, kernel
-from .complexity import weighted_risk
+from .complexity import collapses_at_floor, weighted_risk
 from .criteria import GINI, SQUARED_ERROR, impurity
-from .histograms import (build_histograms, compact_histogram, feature_histogram,
+from .histograms import (_accumulate, build_histograms, compact_histogram, feature_histogram,
                          sorted_histogram, sorted_positions, subtract_histograms)
 from .partition import route, scatter
 from .selection import choose_split
@@ -34,6 +34,10 @@ from .tables import grown, ordered_sum
 _EPSILON = np.finfo(np.float64).eps
 # The most rows a subtree presorts: its orders hold positions in uint16.
 PRESORT_MAX_ROWS = 1 << 16
+# A subtree of at most this many rows presorts every numeric feature: its small nodes then
+# read a histogram of their own samples in order, instead of clearing and compacting one
+# of every bin.
+PRESORT_ALL_ROWS = 2048
 
 
 @inner
@@ -83,7 +87,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     caller offsets both where it appends the subtree. It adds no surrogates.
 
     With ``can_presort`` (no sample is ever spread over several branches), a numeric
-    feature with too many bins for a dense histogram is sorted once, here, and each node
+    feature with too many bins for a dense histogram (any numeric feature, in a subtree of
+    at most ``PRESORT_ALL_ROWS`` rows) is sorted once, here, and each node
     keeps its samples in that order (split stably to the children), so that no node sorts:
     the histograms are the same, built in the same order.
 
@@ -145,7 +150,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     if can_presort and m0 <= PRESORT_MAX_ROWS:
         for f in range(p):
             # As feature_histogram chooses: these would be sorted at every node.
-            if (is_cat is None or not is_cat[f]) and n_bins[f] + 1 > 4 * m0 + 256:
+            if (is_cat is None or not is_cat[f]) and (m0 <= PRESORT_ALL_ROWS
+                                                      or n_bins[f] + 1 > 4 * m0 + 256):
                 slot_of[f] = n_ps
                 n_ps += 1
     srt0 = np.empty((n_ps, m0), dtype=np.uint16)
@@ -267,6 +273,10 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             majority = np.argmax(known_w)
         else:
             majority = 0 if known_w[0] > known_w[1] + 1e-12 * max(1.0, known_w[1]) else 1
+        if risk_floor > 0.0 and _collapses(stats, imp, weight, branch, idx, wi, y, y2,
+                                           n_children, n_stats, regression, criterion,
+                                           stat_crit, risk_loss, risk_floor):
+            continue
         known_total = ordered_sum(known_w)
         shares = known_w / known_total if known_total > 0 else known_w
         missing_child = majority
@@ -399,6 +409,20 @@ def _add_surrogates(codes, n_bins, cat, features, bin_lo, bin_hi, bin_offsets, f
     return keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
                            max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride,
                            x_col_stride, x_rows)
+
+
+@inner
+def _collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats, regression,
+               criterion, stat_crit, risk_loss, risk_floor):
+    """The chosen split of a node (``branch``: each sample's child, -1 missing) is
+    collapsed at every alpha from the cost-complexity floor up
+    (:func:`collapses_at_floor`, the children's stats from their known samples)."""
+    child_stats = np.zeros((n_children, n_stats))
+    for i in range(idx.shape[0]):
+        if branch[i] >= 0:
+            _accumulate(child_stats, branch[i], y[idx[i]], y2[idx[i]], wi[i], stat_crit)
+    return collapses_at_floor(weighted_risk(stats, imp, weight, risk_loss), child_stats,
+                              regression, criterion, risk_loss, risk_floor)
 
 
 @inner
