@@ -495,6 +495,95 @@ def _bin_ends(counts, max_bins):
     return ends[:k]
 
 
+@kernel
+def fold_numeric_bins(ranks, rows, numeric, n_ranks, values, offsets, max_bins):
+    """The bins of the rows ``rows`` in the ``numeric`` columns, as :func:`bin_features`
+    bins those rows alone, from every row's exact bins: ``ranks`` (their codes: a column's
+    distinct values in order, ``n_ranks[j]`` for missing) and the values they stand for
+    (column ``j``'s at ``values[offsets[j]:offsets[j + 1]]``). ``max_bins`` < 0: none.
+
+    A column's distinct values among the rows and their counts are a count of its ranks
+    (no sort); with more of them than ``max_bins`` they are cut by :func:`_bin_ends`, the
+    edges the midpoints of the values around each end (:func:`_midpoints`' rule).
+
+    Returns (ok, codes (rows x columns), n_bins, lo, hi, bin offsets, any cut): the bins'
+    smallest and largest values, column after column. ok is False when an edge is not
+    strictly above the value it ends at and at or below the next (the rule can give that
+    only where the midpoint rounds: the caller then bins the rows' values).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> b = bin_features(np.array([[0.5], [0.1], [0.9], [0.3]]), np.array([False]), [None])
+    >>> ok, codes, n_bins, lo, hi, _, cut = fold_numeric_bins(
+    ...     b.codes, np.array([0, 2, 3]), np.array([0]), b.n_bins, b.hi, b.offsets, 2)
+    >>> codes[:, 0].tolist(), n_bins.tolist(), lo.tolist(), hi.tolist(), bool(cut)
+    ([0, 1, 0], [2], [0.3, 0.9], [0.5, 0.9], True)
+    """
+    m = rows.shape[0]
+    q = numeric.shape[0]
+    codes = np.empty((m, q), dtype=np.int64)
+    n_bins = np.empty(q, dtype=np.int64)
+    bounds = np.zeros(q + 1, dtype=np.int64)
+    for k in range(q):
+        bounds[k + 1] = bounds[k] + n_ranks[numeric[k]]
+    lo = np.empty(bounds[q])
+    hi = np.empty(bounds[q])
+    out = np.zeros(q + 1, dtype=np.int64)
+    any_cut = False
+    for k in range(q):
+        j = numeric[k]
+        nr = n_ranks[j]
+        count = np.zeros(nr + 1, dtype=np.int64)
+        for i in range(m):
+            count[np.int64(ranks[rows[i], j])] += 1
+        n_distinct = 0
+        for r in range(nr):
+            if count[r] > 0:
+                n_distinct += 1
+        rank_of = np.empty(n_distinct, dtype=np.int64)  # the rows' distinct values' ranks
+        counts = np.empty(n_distinct, dtype=np.int64)
+        code_of = np.empty(nr + 1, dtype=np.int64)       # rank -> the rows' code
+        d = 0
+        for r in range(nr):
+            if count[r] > 0:
+                rank_of[d] = r
+                counts[d] = count[r]
+                code_of[r] = d
+                d += 1
+        base = out[k]
+        if max_bins < 0 or n_distinct <= max_bins:
+            n_bins[k] = n_distinct
+            for v in range(n_distinct):
+                hi[base + v] = values[offsets[j] + rank_of[v]]
+                lo[base + v] = hi[base + v]
+        else:
+            any_cut = True
+            ends = _bin_ends(counts, max_bins)
+            n_bins[k] = ends.shape[0] + 1
+            for e in range(ends.shape[0]):
+                a = values[offsets[j] + rank_of[ends[e]]]
+                b = values[offsets[j] + rank_of[ends[e] + 1]]
+                edge = a / 2.0 + b / 2.0
+                if edge == b or np.isinf(edge):
+                    edge = a
+                if not (edge >= a and edge < b):
+                    return (False, codes, n_bins, lo, hi, out, any_cut)
+            first = 0
+            for b in range(n_bins[k]):
+                last = ends[b] if b < ends.shape[0] else n_distinct - 1
+                lo[base + b] = values[offsets[j] + rank_of[first]]
+                hi[base + b] = values[offsets[j] + rank_of[last]]
+                for v in range(first, last + 1):
+                    code_of[rank_of[v]] = b
+                first = last + 1
+        out[k + 1] = base + n_bins[k]
+        code_of[nr] = n_bins[k]  # missing
+        for i in range(m):
+            codes[i, k] = code_of[np.int64(ranks[rows[i], j])]
+    return (True, codes, n_bins, lo[:out[q]].copy(), hi[:out[q]].copy(), out, any_cut)
+
+
 def _bin_ranges(uniq, which, n_bins):
     """Smallest and largest distinct value of each bin, ``which[i]`` being the bin of
     ``uniq[i]`` (sorted)."""

@@ -874,7 +874,8 @@ def test_fold_bins_refuse_what_could_bin_otherwise(monkeypatch):
     """Where the whole data's ranks could give other bins than a fold's own binning, there
     are none and the folds bin their rows, to the same table: a column holding -0.0 (a
     fold's sort may keep either zero), and a quantile edge that is not between the two
-    values it parts (which the midpoint rule never gives: forced here)."""
+    values it parts (which the midpoint rule never gives: the kernel's refusal forced
+    here)."""
     from sklearn.model_selection import KFold
 
     from quercus import _fold_bins, _pruning
@@ -891,7 +892,9 @@ def test_fold_bins_refuse_what_could_bin_otherwise(monkeypatch):
     monkeypatch.setattr(_pruning, "REUSE_FOLD_BINS", False)
     want = CARTClassifier(**params).fit(X, y).cp_table_
     monkeypatch.setattr(_pruning, "REUSE_FOLD_BINS", True)
-    monkeypatch.setattr(_fold_bins, "_midpoints", lambda lo, hi: hi)
+    real = _fold_bins.fold_numeric_bins
+    monkeypatch.setattr(_fold_bins, "fold_numeric_bins",
+                        lambda *a: (False,) + tuple(real(*a)[1:]))
     assert folds.take_rows(rows) is None
     pd.testing.assert_frame_equal(CARTClassifier(**params).fit(X, y).cp_table_, want,
                                   check_exact=True)
