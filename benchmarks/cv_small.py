@@ -9,7 +9,9 @@ quercus: ``CARTClassifier(pruning="cost_complexity")`` / ``CARTRegressor(pruning
 "cost_complexity")``, every other parameter its default (``cv=10`` folds, ``cv_rule="1se"``,
 ``ccp_loss="impurity"``, ``cp=0.01``, ``max_bins=255``, ``max_surrogate=5``,
 ``min_samples_split=2``, ``random_state=None``, ``n_jobs=None``). Timed as the ``fit``
-call in a warm process: one untimed fit first (the numba kernels compiled or loaded), then
+call in a warm process: one untimed fit first (the numba kernels compiled or loaded, with
+``config_context(jit="compile")``: left to itself a process runs a tiny fit's kernels as
+Python for its first few fits), then
 the median (and range) of ``--reps`` fits. Separately, the first ``fit`` of a fresh
 interpreter with the kernel cache already filled (data read and quercus imported before
 the clock starts).
@@ -149,9 +151,14 @@ def estimator(case):
 def time_quercus(case, reps, slow_reps=3):
     """Seconds of ``reps`` fits after an untimed one (``slow_reps`` when that took over a
     second), and the chosen tree's leaves."""
+    import quercus
     X, y = read_case(case)
     t0 = time.perf_counter()
-    est = estimator(case).fit(X, y)  # untimed: kernels compiled or loaded
+    # Untimed, its kernels compiled or loaded: left to itself ("auto"), a process runs a
+    # tiny fit's kernels as Python for its first few fits, then loads them during a timed
+    # one.
+    with quercus.config_context(jit="compile"):
+        est = estimator(case).fit(X, y)
     if time.perf_counter() - t0 > 1.0:
         reps = min(reps, slow_reps)
     times = []
@@ -290,7 +297,7 @@ def main(argv=None):
             f"Machine: {machine_description(r_version, rpart_version)}.", "",
             f"- quercus: `CARTClassifier` / `CARTRegressor` with {QUERCUS_PARAMS}; "
             f"median and range of {args.reps} `fit` calls (3 when a fit takes over a "
-            "second) in a warm process after one untimed fit. First fit: one `fit` in a fresh interpreter, kernel cache filled, "
+            "second) in a warm process after one untimed fit (its kernels loaded: `config_context(jit=\"compile\")`). First fit: one `fit` in a fresh interpreter, kernel cache filled, "
             "data read and quercus imported before the clock starts.",
             f"- rpart: `{RPART_CALL}` (method `class` or `anova`), all else rpart's "
             "defaults (cp = 0.01, minsplit = 20, minbucket = 7, maxsurrogate = 5, "
