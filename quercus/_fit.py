@@ -68,7 +68,11 @@ def numba_threads(n_jobs):
     1
     """
     old = numba.get_num_threads()
-    numba.set_num_threads(resolve_n_jobs(n_jobs))
+    new = resolve_n_jobs(n_jobs)
+    if new == old:  # (setting it checks numba's thread pool each time: not for nothing)
+        yield
+        return
+    numba.set_num_threads(new)
     try:
         yield
     finally:

@@ -354,7 +354,7 @@ def _errors_at_alphas(target, tree, loss, alphas, X_enc, y_va, w_va):
 # Below this many cells a fold's fit is mostly Python (holding the GIL): threads would only
 # take turns, so the folds run one after the other. Above it the folds' kernels, which
 # release the GIL, are enough of the work for two threads to pay.
-FOLD_THREADS_MIN_CELLS = 500
+FOLD_THREADS_MIN_CELLS = 1000
 
 
 # Folds take their bins from the whole data's (its exact bins, or a FoldBins); False: each
