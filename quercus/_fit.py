@@ -215,13 +215,16 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
                                                                         target.n_classes))
     counts = resolve_counts(params, n, p)
     with numba_threads(params.n_jobs):  # (binning codes rows in parallel too)
+        cv_folds = cross_validates(params)
+        fold_bins = None
+        if bins is None and cv_folds and all_rows:
+            fold_bins, bins = _fold_binner_first(params, schema, X_enc)
         if bins is None:
             bins = bin_features(X_enc, schema.is_categorical, schema.categories,
                                 params.max_bins, lazy=lazy and X_enc is X_all)
         data = target.binned_data(bins, schema.is_categorical.copy(), y_enc, w)
-        cv_folds = cross_validates(params)
-        fold_bins = (_fold_binning(params, schema, X_enc, bins)
-                     if cv_folds and all_rows else None)
+        if cv_folds and all_rows and fold_bins is None:
+            fold_bins = _fold_binning(params, schema, X_enc, bins)
         del bins
         if not (params.pruning == "pessimistic" or cv_folds):
             # Growing reads the bins; only C4.5's pruning and the cost-complexity folds
@@ -287,6 +290,24 @@ def _fold_binning(params, schema, X_enc, bins):
     if bins.exact:
         return bins
     return FoldBins.of(X_enc, schema.is_categorical, schema.categories, params.max_bins)
+
+
+def _fold_binner_first(params, schema, X_enc):
+    """(fold binner, the rows' bins) of a cross-validated fit with quantile bins: the
+    :class:`~quercus._fold_bins.FoldBins` the folds take their bins from, and the whole
+    data's bins from it too (``take_rows`` of every row: the very bins ``bin_features``
+    gives, without binning the data a second time). (None, None) where the folds take
+    no FoldBins (see :func:`_fold_binning`); (binner, None) when it refuses every row.
+    Exact bins of every row are the folds' own, as :func:`_fold_binning` has them."""
+    if not _pruning.REUSE_FOLD_BINS or params.max_bins is None:
+        return None, None
+    binner = FoldBins.of(X_enc, schema.is_categorical, schema.categories, params.max_bins)
+    if binner is None:
+        return None, None
+    bins = binner.take_rows(np.arange(X_enc.shape[0]))
+    if bins is None:
+        return binner, None
+    return (bins if bins.exact else binner), bins
 
 
 def encode_targets(params, y, n, labels=None):

@@ -904,15 +904,15 @@ def test_fold_bins_refuse_what_could_bin_otherwise(monkeypatch):
 def test_cv_folds_with_quantile_bins_take_them_from_the_whole_data_s_ranks_to_the_same_table(
         monkeypatch, case):
     """With more distinct values than bins, the folds' bins come from one exact binning of
-    every row (FoldBins) instead of binning each fold's rows: the data is binned twice, not
-    eleven times, and the table is the same to the bit."""
+    every row (FoldBins) instead of binning each fold's rows, and so do the whole data's:
+    the data is binned once, not eleven times, and the table is the same to the bit."""
     from sklearn.model_selection import KFold
 
     from quercus import _fit, _fold_bins
     tables, binned = _tables_with_and_without_fold_bins(
         monkeypatch, case, (_fit, _fold_bins), max_bins=16, cv=KFold(
             10, shuffle=True, random_state=2))
-    assert binned == {True: 2, False: 11}
+    assert binned == {True: 1, False: 11}
     pd.testing.assert_frame_equal(tables[True], tables[False], check_exact=True)
     assert len(tables[True]) > 2
 
@@ -971,7 +971,8 @@ def test_cv_folds_bin_their_own_rows_when_the_whole_data_s_bins_are_not_theirs(
     """Quantile bins are cut from the rows binned (a fold's own rows cut its own), and a
     row of weight zero is dropped before binning: then no fold grows on its rows of the
     whole data's bins. With quantile bins a fold's own bins come from every row's exact
-    ranks (FoldBins, one more binning); with a zero weight each fold bins its rows."""
+    ranks (FoldBins, the one binning: the whole data's bins come from it too); with a zero
+    weight each fold bins its rows."""
     from quercus import _fit, _fold_bins
     X, y = _fold_table_data("continuous")
     w = np.ones(len(y))
@@ -986,7 +987,7 @@ def test_cv_folds_bin_their_own_rows_when_the_whole_data_s_bins_are_not_theirs(
                             lambda *a, real=module.bin_features, m=module, **k:
                             calls.append(m) or real(*a, **k))
     CARTClassifier(**params).fit(X, y, sample_weight=w)
-    assert calls == ([_fit, _fold_bins] if why == "quantile bins" else [_fit] * 6)
+    assert calls == ([_fold_bins] if why == "quantile bins" else [_fit] * 6)
 
 
 def test_ccp_alpha_applies_after_any_other_pruning():
