@@ -506,8 +506,8 @@ def fold_numeric_bins(ranks, rows, numeric, n_ranks, values, offsets, max_bins):
     (no sort); with more of them than ``max_bins`` they are cut by :func:`_bin_ends`, the
     edges the midpoints of the values around each end (:func:`_midpoints`' rule).
 
-    Returns (ok, codes (rows x columns), n_bins, lo, hi, bin offsets, any cut): the bins'
-    smallest and largest values, column after column. ok is False when an edge is not
+    Returns (ok, codes (rows x columns), n_bins, lo, hi, any cut): the bins' smallest and
+    largest values, column after column. ok is False when an edge is not
     strictly above the value it ends at and at or below the next (the rule can give that
     only where the midpoint rounds: the caller then bins the rows' values).
 
@@ -515,7 +515,7 @@ def fold_numeric_bins(ranks, rows, numeric, n_ranks, values, offsets, max_bins):
     --------
     >>> import numpy as np
     >>> b = bin_features(np.array([[0.5], [0.1], [0.9], [0.3]]), np.array([False]), [None])
-    >>> ok, codes, n_bins, lo, hi, _, cut = fold_numeric_bins(
+    >>> ok, codes, n_bins, lo, hi, cut = fold_numeric_bins(
     ...     b.codes, np.array([0, 2, 3]), np.array([0]), b.n_bins, b.hi, b.offsets, 2)
     >>> codes[:, 0].tolist(), n_bins.tolist(), lo.tolist(), hi.tolist(), bool(cut)
     ([0, 1, 0], [2], [0.3, 0.9], [0.5, 0.9], True)
@@ -524,12 +524,12 @@ def fold_numeric_bins(ranks, rows, numeric, n_ranks, values, offsets, max_bins):
     q = numeric.shape[0]
     codes = np.empty((m, q), dtype=np.int64)
     n_bins = np.empty(q, dtype=np.int64)
-    bounds = np.zeros(q + 1, dtype=np.int64)
+    most = 0  # the bins of every column, at most its distinct values
     for k in range(q):
-        bounds[k + 1] = bounds[k] + n_ranks[numeric[k]]
-    lo = np.empty(bounds[q])
-    hi = np.empty(bounds[q])
-    out = np.zeros(q + 1, dtype=np.int64)
+        most += n_ranks[numeric[k]]
+    lo = np.empty(most)
+    hi = np.empty(most)
+    base = 0  # where this column's bins start in lo and hi
     any_cut = False
     for k in range(q):
         j = numeric[k]
@@ -551,7 +551,6 @@ def fold_numeric_bins(ranks, rows, numeric, n_ranks, values, offsets, max_bins):
                 counts[d] = count[r]
                 code_of[r] = d
                 d += 1
-        base = out[k]
         if max_bins < 0 or n_distinct <= max_bins:
             n_bins[k] = n_distinct
             for v in range(n_distinct):
@@ -568,7 +567,7 @@ def fold_numeric_bins(ranks, rows, numeric, n_ranks, values, offsets, max_bins):
                 if edge == b or np.isinf(edge):
                     edge = a
                 if not (edge >= a and edge < b):
-                    return (False, codes, n_bins, lo, hi, out, any_cut)
+                    return (False, codes, n_bins, lo, hi, any_cut)
             first = 0
             for b in range(n_bins[k]):
                 last = ends[b] if b < ends.shape[0] else n_distinct - 1
@@ -577,11 +576,11 @@ def fold_numeric_bins(ranks, rows, numeric, n_ranks, values, offsets, max_bins):
                 for v in range(first, last + 1):
                     code_of[rank_of[v]] = b
                 first = last + 1
-        out[k + 1] = base + n_bins[k]
+        base += n_bins[k]
         code_of[nr] = n_bins[k]  # missing
         for i in range(m):
             codes[i, k] = code_of[np.int64(ranks[rows[i], j])]
-    return (True, codes, n_bins, lo[:out[q]].copy(), hi[:out[q]].copy(), out, any_cut)
+    return (True, codes, n_bins, lo[:base].copy(), hi[:base].copy(), any_cut)
 
 
 def _bin_ranges(uniq, which, n_bins):

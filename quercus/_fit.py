@@ -218,13 +218,14 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
         cv_folds = cross_validates(params)
         fold_bins = None
         if bins is None and cv_folds and all_rows:
-            fold_bins, bins = _fold_binner_first(params, schema, X_enc)
+            fold_bins, bins = _fold_binning(params, schema, X_enc)
         if bins is None:
             bins = bin_features(X_enc, schema.is_categorical, schema.categories,
                                 params.max_bins, lazy=lazy and X_enc is X_all)
+        if (cv_folds and all_rows and fold_bins is None and bins.exact
+                and _pruning.REUSE_FOLD_BINS):
+            fold_bins = bins  # (exact bins: the folds' own, see _fold_binning)
         data = target.binned_data(bins, schema.is_categorical.copy(), y_enc, w)
-        if cv_folds and all_rows and fold_bins is None:
-            fold_bins = _fold_binning(params, schema, X_enc, bins)
         del bins
         if not (params.pruning == "pessimistic" or cv_folds):
             # Growing reads the bins; only C4.5's pruning and the cost-complexity folds
@@ -278,28 +279,19 @@ def growth_floor(params, target, data, cfg):
     return 0.0
 
 
-def _fold_binning(params, schema, X_enc, bins):
-    """What the cost-complexity folds take their bins from (``take_rows`` of their
-    rows), given every training row ``X_enc`` and its ``bins``: those bins when exact, the
-    same trees as binning each fold's rows (:meth:`quercus._binning.Bins.take_rows`), else
-    a :class:`~quercus._fold_bins.FoldBins` of the rows, which gives the very bins of a
-    fold's rows; both in a fraction of the time of binning them, and without a float copy
-    of each fold's rows. None: each fold bins its rows."""
-    if not _pruning.REUSE_FOLD_BINS:  # (the tests' switch)
-        return None
-    if bins.exact:
-        return bins
-    return FoldBins.of(X_enc, schema.is_categorical, schema.categories, params.max_bins)
+def _fold_binning(params, schema, X_enc):
+    """(what the cost-complexity folds take their bins from, the bins of every training
+    row ``X_enc``) of a cross-validated fit, before it bins its rows.
 
-
-def _fold_binner_first(params, schema, X_enc):
-    """(fold binner, the rows' bins) of a cross-validated fit with quantile bins: the
-    :class:`~quercus._fold_bins.FoldBins` the folds take their bins from, and the whole
-    data's bins from it too (``take_rows`` of every row: the very bins ``bin_features``
-    gives, without binning the data a second time). (None, None) where the folds take
-    no FoldBins (see :func:`_fold_binning`); (binner, None) when it refuses every row.
-    Exact bins of every row are the folds' own, as :func:`_fold_binning` has them."""
-    if not _pruning.REUSE_FOLD_BINS or params.max_bins is None:
+    With quantile bins that is a :class:`~quercus._fold_bins.FoldBins` of the rows, which
+    gives the very bins of a fold's rows (``take_rows``), and of every row too: the data
+    is binned once, and no fold bins its rows again (nor takes a float copy of them).
+    When every bin is exact, the bins themselves: a fold grows on its rows of them
+    (:meth:`quercus._binning.Bins.take_rows`) to the same tree as binning its rows.
+    Either element may be None: no FoldBins (exact mode, long columns, -0.0: then the
+    fit's exact bins serve, else each fold bins its rows), or every row's bins still to
+    make (``bin_features``)."""
+    if not _pruning.REUSE_FOLD_BINS or params.max_bins is None:  # (the tests' switch)
         return None, None
     binner = FoldBins.of(X_enc, schema.is_categorical, schema.categories, params.max_bins)
     if binner is None:

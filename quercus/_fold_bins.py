@@ -52,7 +52,7 @@ class FoldBins:
         from its values."""
         ranks = self.ranks
         rows = np.asarray(rows, dtype=np.int64)
-        ok, numeric_codes, numeric_bins, lo, hi, _, cut = fold_numeric_bins(
+        ok, numeric_codes, numeric_bins, lo, hi, cut = fold_numeric_bins(
             ranks.codes, rows, self.numeric, ranks.n_bins, ranks.hi, ranks.offsets,
             self.max_bins)
         if not ok:
