@@ -16,7 +16,8 @@ Usage (``perf`` from the Debian package ``linux-perf``)::
 
 The rows are ``--set``'s training rows (any data set of the suite) or the suite's
 ``make_classification`` sample (half the columns informative); ``--learner`` is a
-learner key of the suite (``cart``, ``cart-hist``, ``c45``, ``ccp``). The first fit compiles every kernel (20-60 s). The map
+learner key of the suite (``cart``, ``cart-hist``, ``c45``, ``ccp``) or ``ccp-defaults``
+(cross-validated pruning with every default). The first fit compiles every kernel (20-60 s). The map
 reads numba internals (``CodeLibrary._get_compiled_object``, ``get_pointer_to_function``),
 so a numba upgrade may need this script changed; the package does not use it.
 """
@@ -115,7 +116,9 @@ def main(argv=None):
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--cols", type=int, default=50)
     parser.add_argument("--learner", default="cart",
-                        help="cart (exact), cart-hist, c45 or ccp (default: cart)")
+                        help="cart (exact), cart-hist, c45, ccp, or ccp-defaults: "
+                        "CARTClassifier(pruning='cost_complexity') with every other "
+                        "parameter its default (default: cart)")
     parser.add_argument("--seconds", type=float, default=8.0, help="sampling time")
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args(argv)
@@ -128,7 +131,12 @@ def main(argv=None):
     from quercus._kernels._jit import kernels
     X, y, task, cats = training_rows(args)
     n_classes = 0 if task == suite.REG else len(set(y))
-    est, settings = suite.quercus_estimator(args.learner, task, len(y), n_classes, cats)
+    if args.learner == "ccp-defaults":
+        from quercus import CARTClassifier
+        est = CARTClassifier(pruning="cost_complexity")
+        settings = "CARTClassifier(pruning='cost_complexity'), all else default"
+    else:
+        est, settings = suite.quercus_estimator(args.learner, task, len(y), n_classes, cats)
     print(f"{len(y):,} rows x {X.shape[1]}: {settings}", flush=True)
     start = time.perf_counter()
     est.fit(X, y)

@@ -61,8 +61,9 @@ class Bins:
         [2, 1]
         """
         codes = np.empty((len(rows), self.codes.shape[1]), dtype=self.codes.dtype, order="F")
-        for j in range(codes.shape[1]):
-            codes[:, j] = self.codes[rows, j]
+        # Straight into the Fortran-ordered copy ("clip": no buffered copy of the result,
+        # and every row is a valid index).
+        np.take(self.codes, rows, axis=0, out=codes, mode="clip")
         source_rows = None
         if self.source is not None:
             rows = np.asarray(rows, dtype=np.int64)

@@ -24,7 +24,8 @@ from sklearn.utils.class_weight import compute_sample_weight
 from . import _prepare, _pruning
 from ._binning import bin_features
 from ._fold_bins import FoldBins
-from ._grower import MISSING_CODES, BinnedData, GrowConfig, Validation, grow, root_risk
+from ._grower import (MISSING_CODES, BinnedData, GrowConfig, Validation, grow, root_risk,
+                      subtree_allowed, subtree_limit)
 from ._kernels.complexity import RISK_ENTROPY, RISK_ERROR, RISK_IMPURITY
 from ._kernels.criteria import check_classes, criterion_code
 from ._kernels.schema import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED
@@ -534,7 +535,42 @@ def _fold_fitter(params, schema, X_all, y, w_user):
         X_box = [None] if bins is not None else [X_all[train]]
         if values is not None:
             labels = values[train]
+        if bins is not None and labels is not None:
+            fold = _fit_fold_bins(fold_params, schema, bins, labels, w_user[train], floor)
+            if fold is not None:
+                return fold
         return fit_encoded(fold_params, schema, X_box, y[train], w_user[train], bins=bins,
                            labels=labels, risk_floor=floor)
 
     return fit_fold
+
+
+def _fit_fold_bins(params, schema, bins, labels, w_user, floor):
+    """:func:`fit_encoded`'s fit of a cross-validation fold from its rows' ``bins``, coded
+    ``labels`` and (checked) weights ``w_user``, unpruned, grown to the cost-complexity
+    ``floor``: the same steps with none of what a fold does not need (a hold-out, the
+    thread setting, binning, pruning), since a fit on a few dozen rows costs little more
+    than those. None when the fold needs more: a row of weight zero, or growth that
+    draws at random, or a fold too big to grow in one kernel call."""
+    n, p = bins.codes.shape
+    counts = resolve_counts(params, n, p)
+    if (params.splitter == "random" or counts[2] < p
+            or isinstance(params.random_state, np.random.RandomState)):
+        return None  # (growth_rng's draws)
+    target, y_enc = encode_targets(params, None, n, labels)
+    w = w_user
+    if not target.regression and params.class_weight is not None:
+        w = w_user * compute_sample_weight(params.class_weight, target.classes[y_enc])
+    if not (w > 0).all():
+        return None
+    if not target.regression:
+        target = replace(target, class_priority=_prepare.class_priority(y_enc,
+                                                                        target.n_classes))
+    data = target.binned_data(bins, schema.is_categorical.copy(), y_enc, w)
+    cfg = grow_config(params, target, counts, w)
+    cfg.risk_loss = RISK_IMPURITY if target.regression else RISK_CODES[params.ccp_loss]
+    cfg.risk_floor = floor
+    if not (subtree_allowed(cfg, p) and n <= subtree_limit(n, target.regression)):
+        return None  # (grown node by node, on the threads numba_threads sets)
+    tree, _ = grow(data, cfg, None)
+    return FittedTree(tree, target, schema, [])

@@ -26,8 +26,8 @@ from ._kernels.splits import (TIE_EPS, Candidates, _split_missing, at_least, cat
 from ._kernels.schema import (CAT_BINARY, CAT_MAP_START, CAT_MULTIWAY, CAT_SUBSET,
                               FIRST_CHILD, FLOAT_COLUMNS, FRACTIONAL, INT_COLUMNS, LEARNED,
                               MULTIWAY, NUMERIC, ROUTING_FIELDS, SUR_FLOAT_COLUMNS,
-                              SUR_INT_COLUMNS, SUR_START, SURROGATE, VALUE, Routing,
-                              leaf_defaults)
+                              SUR_INT_COLUMNS, SUR_START, SURROGATE, VALUE, ALL_FIELDS,
+                              Routing)
 from ._kernels.subtree import grow_subtree
 from ._kernels.surrogates import all_surrogates, route_missing, select_surrogates
 from ._kernels.selection import choose_split
@@ -305,9 +305,7 @@ def grow(data, cfg, rng, validation=None):
     if in_kernel and n <= limit:
         # The whole tree in one kernel call, its tables taken as they are (a small fit:
         # the builder and the splice would cost more than growing it).
-        root = (0, idx0, w0, stats0, np.zeros(p, dtype=bool))
-        return _table_tree(*_subtree(data, cfg, _subtree_layout(data, cfg), root, 0,
-                                     total_w)), []
+        return _table_tree(*_whole_tree_tables(data, cfg, idx0, stats0, total_w)), []
     tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)
     _expect_regression_tree(data, cfg, tree, [(n, 0)])
@@ -504,6 +502,11 @@ def subtree_node_bound(data, cfg, sizes):
     return total
 
 
+def _whole_tree_tables(data, cfg, idx0, stats0, total_w):
+    root = (0, idx0, data.w, stats0, np.zeros(data.codes.shape[1], dtype=bool))
+    return _subtree(data, cfg, _subtree_layout(data, cfg), root, 0, total_w)
+
+
 def _subtree_layout(data, cfg):
     """(presort, dense features, histogram offsets) of :func:`_subtree`'s calls."""
     # Presorting needs every sample in exactly one child.
@@ -561,16 +564,35 @@ def root_risk(data, cfg):
 def _table_tree(ints, flts, count, cat_map, sur_ints, sur_flts):
     """The tree whose every node the kernel grew (slot j is node j): what splicing its
     tables below a lone root gives, without the builder."""
+    return TreeArrays(**table_fields(ints, flts, count, cat_map, sur_ints, sur_flts))
+
+
+def table_fields(ints, flts, count, cat_map, sur_ints, sur_flts):
+    """``{field: array}`` of the schema's every field, in its type, from the tables of
+    a tree the kernel grew whole (slot j is node j): see :func:`_table_tree`."""
     ints, flts = ints[:count], flts[:count]
-    col = np.ascontiguousarray  # (TreeArrays keeps an array already of its field's type)
-    fields = {name: col(ints[:, j]) for j, name in enumerate(INT_COLUMNS)}
-    fields.update({name: col(flts[:, j]) for j, name in enumerate(FLOAT_COLUMNS)})
-    fields["value"] = col(flts[:, VALUE:])
-    fields.update({name: np.full(count, value) for name, value in leaf_defaults().items()
-                   if name not in fields})  # (none today: the tables hold every field)
+    # One copy of each table, transposed: every column is then a contiguous row, taken
+    # as it is when it has its field's type.
+    int_rows, flt_rows = ints.T.copy(), flts.T.copy()
+    fields = {name: _typed(int_rows[j], name) for j, name in enumerate(INT_COLUMNS)}
+    fields.update({name: flt_rows[j] for j, name in enumerate(FLOAT_COLUMNS)})
+    fields["value"] = np.ascontiguousarray(flts[:, VALUE:])
     first_child = fields["first_child"]
     first_child[first_child >= 0] += 1
-    return TreeArrays(**fields, cat_map=cat_map, **_surrogate_fields(sur_ints, sur_flts))
+    fields["cat_map"] = _typed(cat_map, "cat_map")
+    sur_int_rows, sur_flt_rows = sur_ints.T.copy(), sur_flts.T.copy()
+    fields.update({name: _typed(sur_int_rows[j], name)
+                   for j, name in enumerate(SUR_INT_COLUMNS)})
+    fields.update({name: sur_flt_rows[j] for j, name in enumerate(SUR_FLOAT_COLUMNS)})
+    return fields
+
+
+def _typed(a, name):
+    dtype = _FIELD_DTYPES[name]
+    return a if a.dtype == dtype else a.astype(dtype)
+
+
+_FIELD_DTYPES = {f.name: np.dtype(f.dtype) for f in ALL_FIELDS}
 
 
 def _surrogate_fields(sur_ints, sur_flts):

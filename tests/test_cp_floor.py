@@ -143,13 +143,13 @@ def test_cross_validation_folds_grow_only_to_the_smallest_alpha_they_are_scored_
     # interval, so a fold needs nothing below the first one: sqrt(alpha_0 * alpha_1).
     X, y = _data(False, False, n=400)
     floors = []
-    real_fit_encoded = fit_module.fit_encoded
+    real_grow = fit_module.grow
 
-    def fit_encoded(*args, **kwargs):
-        floors.append(kwargs.get("risk_floor"))
-        return real_fit_encoded(*args, **kwargs)
+    def grow(data, cfg, *args, **kwargs):
+        floors.append(cfg.risk_floor)
+        return real_grow(data, cfg, *args, **kwargs)
 
-    monkeypatch.setattr(fit_module, "fit_encoded", fit_encoded)
+    monkeypatch.setattr(fit_module, "grow", grow)
     est = CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y)
     alpha = est.cp_table_["alpha"].to_numpy()
     assert alpha.size > 1

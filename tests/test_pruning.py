@@ -796,6 +796,45 @@ def test_cv_folds_grown_on_their_rows_of_the_whole_data_s_bins_give_the_table_of
     assert len(tables[True]) > 2
 
 
+LEAN_FOLD_CASES = {
+    "continuous, missing values, a lone class": ("continuous", CARTClassifier, {}),
+    "surrogates": ("continuous", CARTClassifier, dict(max_surrogate=3)),
+    "quantile bins": ("continuous", CARTClassifier, dict(max_bins=16, max_surrogate=0)),
+    "balanced classes, error loss": ("categorical", CARTClassifier, dict(
+        class_weight="balanced", ccp_loss="error")),
+    "entropy, fractional sizes": ("categorical", CARTClassifier, dict(
+        criterion="entropy", ccp_loss="entropy", min_samples_split=0.05,
+        min_samples_leaf=0.02, min_weight_fraction_leaf=0.01)),
+    "regression": ("regression", CARTRegressor, {}),
+    "regression, weights": ("regression", CARTRegressor, dict(max_bins=32)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LEAN_FOLD_CASES))
+def test_cv_folds_fitted_from_their_bins_alone_give_the_table_of_the_whole_fit_pipeline(
+        monkeypatch, case):
+    """A fold's fit from its bins, labels and weights (``_fit_fold_bins``, which skips
+    the pipeline's hold-out, binning and pruning steps) is the same table, to the bit, as
+    running every fold through ``fit_encoded``."""
+    from quercus import _fit
+    data, cls, params = LEAN_FOLD_CASES[case]
+    X, y = _fold_table_data(data)
+    w = np.random.default_rng(5).uniform(0.2, 3.0, len(y)) if "weights" in case else None
+    lean = []
+    real = _fit._fit_fold_bins
+    monkeypatch.setattr(_fit, "_fit_fold_bins",
+                        lambda *a, **k: (lean.append(1), real(*a, **k))[1])
+    tables = {}
+    for path in ("lean", "pipeline"):
+        if path == "pipeline":
+            monkeypatch.setattr(_fit, "_fit_fold_bins", lambda *a, **k: None)
+        est = cls(pruning="cost_complexity", n_jobs=1, random_state=3, **params)
+        tables[path] = est.fit(X, y, sample_weight=w).cp_table_
+    assert len(lean) == 10
+    pd.testing.assert_frame_equal(tables["lean"], tables["pipeline"], check_exact=True)
+    assert len(tables["lean"]) > 2
+
+
 def _tables_with_and_without_fold_bins(monkeypatch, case, binning_modules, **params):
     """The cp tables of FOLD_CASES[case] with the folds' bins taken from the whole data's
     and with each fold binning its rows, and how many times each fit called
@@ -944,6 +983,30 @@ def test_cv_folds_on_two_threads_give_the_table_of_one_and_start_no_thread(monke
     pd.testing.assert_frame_equal(one, two, check_exact=True)
     pd.testing.assert_frame_equal(two, again, check_exact=True)
     assert len(one) > 2
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12345])
+@pytest.mark.parametrize("n,k,classes", [
+    (14, 10, None), (17, 10, None), (100, 10, None), (7, 10, None), (23, 3, None),
+    (40, 10, [20, 20]), (150, 10, [50, 50, 50]), (17, 10, [8, 9]), (14, 10, [9, 5]),
+    (61, 5, [30, 6, 25]), (300, 10, [10, 240, 50])])
+def test_default_folds_are_scikit_learn_s_splits_without_its_input_checks(seed, n, k,
+                                                                          classes):
+    """default_splits deals the rows to folds itself (the splitter's checks cost more
+    than a small fit): the very (train, test) pairs of KFold / StratifiedKFold with
+    shuffle=True, classes shuffled in first-appearance order, labels given as codes."""
+    from quercus._pruning import default_folds, default_splits
+    codes = None
+    if classes is not None:
+        codes = np.repeat(np.arange(len(classes)), classes)
+        np.random.default_rng(seed).shuffle(codes)
+        codes = (codes + 1) % len(classes)  # first appearance is not code order
+    ours = default_splits(k, n, codes, seed)
+    theirs = list(default_folds(k, n, codes, seed).split(np.zeros(n), codes))
+    assert len(ours) == len(theirs) == min(k, n)
+    for (a_train, a_test), (b_train, b_test) in zip(ours, theirs):
+        np.testing.assert_array_equal(a_train, b_train)
+        np.testing.assert_array_equal(a_test, b_test)
 
 
 def test_cv_fold_missing_a_class_counts_its_held_out_row_as_an_error():
