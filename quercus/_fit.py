@@ -9,6 +9,7 @@ estimator stores; the cost-complexity folds run :func:`fit_encoded` on their row
 parameters (``criterion``, ``max_depth``, ...) are all this module reads of it.
 """
 
+import numbers
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import NamedTuple
@@ -22,13 +23,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 
 from . import _prepare, _pruning
-from ._binning import bin_features
+from ._binning import Bins, bin_features
 from ._fold_bins import FoldBins
-from ._grower import (MISSING_CODES, BinnedData, GrowConfig, Validation, grow, root_risk,
-                      subtree_allowed, subtree_limit)
+from ._grower import (HIST_MIN_SAMPLES, MISSING_CODES, BinnedData, GrowConfig, Validation,
+                      grow, root_risk, subtree_allowed, subtree_layout, subtree_limit)
 from ._kernels.complexity import RISK_ENTROPY, RISK_ERROR, RISK_IMPURITY
 from ._kernels.criteria import check_classes, criterion_code
-from ._kernels.schema import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED
+from ._kernels.folds import MAX_CLASSES, fold_moments
+from ._kernels.schema import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, SURROGATE
 from ._memory import check_fit_memory
 from ._params import resolve_counts, resolve_n_jobs
 from ._prepare import Schema
@@ -503,9 +505,11 @@ def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all,
     classifier's labels of every row as class indices (None: coded from ``y``).
     ``floor``: the table's smallest alpha, to which the folds grow."""
     seed = check_random_state(params.random_state).randint(2**31)
-    fit_fold = _fold_fitter(params, schema, X_all, y, w_user)
+    fit_fold, fold_params = _fold_fitter(params, schema, X_all, y, w_user)
+    scorer = _fold_scorer(fold_params, schema, target, X_all, y, w_user, w_all, fold_bins)
     return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv, seed,
-                            fit_fold, fold_bins, codes, alpha_floor=floor)
+                            fit_fold, fold_bins, codes, alpha_floor=floor,
+                            fold_moments=scorer)
 
 
 def _fold_fitter(params, schema, X_all, y, w_user):
@@ -542,7 +546,89 @@ def _fold_fitter(params, schema, X_all, y, w_user):
         return fit_encoded(fold_params, schema, X_box, y[train], w_user[train], bins=bins,
                            labels=labels, risk_floor=floor)
 
-    return fit_fold
+    return fit_fold, fold_params
+
+
+# Cross-validation folds are grown and scored in one kernel call each (fold_moments) when
+# they can be; False: every fold through fit_fold and the Python scoring (the tests'
+# switch, to compare the two).
+KERNEL_FOLDS = True
+
+
+def _fold_scorer(params, schema, target, X_all, y, w_user, w_err, fold_bins):
+    """``moments(train, test, floor, thresholds, y_codes)`` for :func:`quercus._pruning.
+    complexity_table`: a fold's held-out moments from one ``fold_moments`` kernel call
+    (the fold of :func:`_fit_fold_bins`, grown from its rows of ``fold_bins``, scored as
+    :func:`quercus._pruning._errors_along_path` scores it), or None where that fold
+    needs the Python path. None when no fold can take it: a fold drawing at random,
+    absolute error or Poisson deviance, class weights, C4.5's fractional rule, entropy
+    as the pruning's loss, more than ``MAX_CLASSES`` classes, or no bins to take.
+    ``params`` are the folds' own (:func:`_fold_fitter`'s)."""
+    n, p = X_all.shape
+    counts = resolve_counts(params, n, p)
+    regression = target.regression
+    if (not KERNEL_FOLDS or fold_bins is None or not _pruning.REUSE_FOLD_BINS
+            or params.splitter == "random" or counts[2] < p
+            or isinstance(params.random_state, np.random.RandomState)
+            or params.criterion in ("absolute_error", "poisson")
+            or params.missing_strategy == "fractional" or params.ccp_loss == "entropy"
+            or (not regression and (params.class_weight is not None
+                                    or target.n_classes > MAX_CLASSES))):
+        return None
+    cfg = grow_config(params, target, counts, w_user)
+    if not subtree_allowed(cfg, p):
+        return None
+    is_cat = np.asarray(schema.is_categorical, dtype=bool)
+    cat_mask = is_cat if is_cat.any() else None
+    risk_loss = RISK_IMPURITY if regression else RISK_CODES[params.ccp_loss]
+    surrogates = None  # (_surrogate_args: a fold with no missing value searches none)
+    if (cfg.missing_mode == SURROGATE and params.max_surrogate > 0
+            and np.isnan(np.sum(X_all))):
+        surrogates = (np.int64(params.max_surrogate), params.surrogates == "always")
+    if regression:
+        y_all = _prepare.encode_regression_target(np.asarray(y), n, params.criterion)
+        y2_all = _prepare.second_statistic(y_all, params.criterion)
+    else:
+        y2_all = np.zeros(0)
+    no_values = (np.zeros(0), np.zeros(0, dtype=np.float32)), 0, 0, np.zeros(0,
+                                                                             dtype=np.int64)
+    fixed_counts = all(isinstance(v, numbers.Integral)
+                       for v in (params.min_samples_split, params.min_samples_leaf))
+    exact = isinstance(fold_bins, Bins)
+    layout = subtree_layout(fold_bins.n_bins, cfg, True) if exact else None
+    frac_w = float(params.min_weight_fraction_leaf)
+    X_all = np.asarray(X_all, dtype=np.float64)
+    w_err = np.asarray(w_err, dtype=np.float64)
+
+    def moments(train, test, floor, thresholds, y_codes):
+        m = train.size
+        if m > subtree_limit(m, regression):
+            return None  # (grown node by node)
+        w = w_user[train]
+        if not (w > 0).all():
+            return None  # (fit_encoded drops the rows of weight zero)
+        bins = fold_bins if exact else fold_bins.take_rows(train)
+        if bins is None:
+            return None
+        mss, msl = (cfg.min_samples_split, cfg.min_samples_leaf) if fixed_counts else \
+            resolve_counts(params, m, p)[:2]
+        total_w = float(w.sum())
+        presort, dense, offsets = layout if exact else subtree_layout(bins.n_bins, cfg, True)
+        if regression:
+            stats0 = np.array([w.sum(), w @ y_all[train], w @ y2_all[train]])
+        else:
+            stats0 = np.zeros(0)
+        mean, m2 = fold_moments(
+            train, test, bins.codes, not exact, bins.n_bins, cat_mask, bins.lo, bins.hi,
+            bins.offsets, y_all if regression else y_codes, y2_all, target.n_classes,
+            regression, w_user, w_err, X_all, thresholds, cfg.criterion, cfg.gain_ratio,
+            cfg.cat_mode, cfg.missing_mode, cfg.max_depth, mss, msl, frac_w * total_w,
+            cfg.min_impurity_decrease, cfg.min_objects, total_w, stats0, presort, dense,
+            offsets, HIST_MIN_SAMPLES, floor * total_w * (1.0 - 1e-9), risk_loss,
+            surrogates, *no_values)
+        return test.size, mean, m2
+
+    return moments
 
 
 def _fit_fold_bins(params, schema, bins, labels, w_user, floor):

@@ -510,10 +510,14 @@ def _whole_tree_tables(data, cfg, idx0, stats0, total_w):
 def _subtree_layout(data, cfg):
     """(presort, dense features, histogram offsets) of :func:`_subtree`'s calls."""
     # Presorting needs every sample in exactly one child.
-    presort = not may_spread(data, cfg)
-    layout = histogram_layout(data, cfg)
+    return subtree_layout(data.n_bins, cfg, not may_spread(data, cfg))
+
+
+def subtree_layout(n_bins, cfg, presort):
+    """:func:`_subtree_layout` of data binned into ``n_bins``."""
+    layout = _layout(n_bins, cfg)
     if layout is None:
-        return presort, np.zeros(0, dtype=np.int64), np.zeros(data.codes.shape[1] + 1,
+        return presort, np.zeros(0, dtype=np.int64), np.zeros(n_bins.size + 1,
                                                                dtype=np.int64)
     return (presort, *layout)
 
@@ -640,10 +644,14 @@ def histogram_layout(data, cfg):
     """(features with dense histograms, their row offsets) or None when no node keeps
     histograms: absolute error scans sorted samples, and with ``max_features`` a node
     searches only some features, so it would not pay to build them all."""
-    p = data.codes.shape[1]
+    return _layout(data.n_bins, cfg)
+
+
+def _layout(n_bins, cfg):
+    p = n_bins.size
     if cfg.criterion == ABSOLUTE_ERROR or cfg.max_features < p:
         return None
-    sizes = np.where(data.n_bins + 1 <= DENSE_MAX_BINS, data.n_bins + 1, 0)
+    sizes = np.where(n_bins + 1 <= DENSE_MAX_BINS, n_bins + 1, 0)
     if not sizes.any():
         return None
     offsets = np.zeros(p + 1, dtype=np.int64)

@@ -438,7 +438,7 @@ def default_splits(cv, n_rows, y_codes, random_state):
 
 
 def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold,
-                     bins=None, y_codes=None, alpha_floor=0.0):
+                     bins=None, y_codes=None, alpha_floor=0.0, fold_moments=None):
     """rpart's complexity table of ``tree`` (of target ``target``) from k-fold
     cross-validation.
 
@@ -465,6 +465,10 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     pruned to it: rpart's tree grown to ``cp``), whose interval starts there. The folds'
     trees are scored at alphas from the first subtree's geometric mean up, so they are
     grown to that (``fit_fold``'s ``floor``): their subtrees there and above are the same.
+
+    ``fold_moments(train, test, floor, thresholds, y_codes)``, when given, scores a fold
+    in one call: its held-out (count, mean, m2) at ``thresholds`` (as
+    :func:`_errors_along_path`'s), or None, for the fold to go through ``fit_fold``.
     """
     import pandas as pd
     from sklearn.model_selection import check_cv
@@ -509,8 +513,15 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     # With a floor, the folds need no subtree below the smallest alpha they are scored at.
     fold_floor = float(eval_alpha[0]) if alpha_floor > 0.0 else 0.0
 
+    thresholds = eval_alpha + 1e-12 * np.maximum(1.0, eval_alpha)
+    codes_all = None if y_codes is None else np.asarray(y_codes, dtype=np.int64)
+
     def fold_errors(split):
         train, test = split
+        if fold_moments is not None:
+            errors = fold_moments(train, test, fold_floor, thresholds, codes_all)
+            if errors is not None:
+                return errors
         codes = labels = None
         if not target.regression:
             classes, recode = fold_labels(train)

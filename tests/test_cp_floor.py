@@ -137,19 +137,30 @@ def test_the_subtree_kernel_also_stops_at_splits_that_cannot_survive_the_floor(m
     assert n_floor < by_risk
 
 
+@pytest.mark.parametrize("kernel_folds", [True, False])
 def test_cross_validation_folds_grow_only_to_the_smallest_alpha_they_are_scored_at(
-        monkeypatch):
+        monkeypatch, kernel_folds):
     # Each subtree of the table is scored on the folds at the geometric mean of its alpha
     # interval, so a fold needs nothing below the first one: sqrt(alpha_0 * alpha_1).
+    # (The folds grown and scored in one kernel call, or through fit_fold.)
     X, y = _data(False, False, n=400)
     floors = []
     real_grow = fit_module.grow
+    real_scorer = fit_module._fold_scorer
 
     def grow(data, cfg, *args, **kwargs):
         floors.append(cfg.risk_floor)
         return real_grow(data, cfg, *args, **kwargs)
 
+    def scorer(*args, **kwargs):
+        moments = real_scorer(*args, **kwargs)
+        return None if moments is None else (
+            lambda train, test, floor, *rest: floors.append(floor)
+            or moments(train, test, floor, *rest))
+
+    monkeypatch.setattr(fit_module, "KERNEL_FOLDS", kernel_folds)
     monkeypatch.setattr(fit_module, "grow", grow)
+    monkeypatch.setattr(fit_module, "_fold_scorer", scorer)
     est = CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y)
     alpha = est.cp_table_["alpha"].to_numpy()
     assert alpha.size > 1

@@ -820,6 +820,7 @@ def test_cv_folds_fitted_from_their_bins_alone_give_the_table_of_the_whole_fit_p
     data, cls, params = LEAN_FOLD_CASES[case]
     X, y = _fold_table_data(data)
     w = np.random.default_rng(5).uniform(0.2, 3.0, len(y)) if "weights" in case else None
+    monkeypatch.setattr(_fit, "KERNEL_FOLDS", False)  # (the Python path's folds)
     lean = []
     real = _fit._fit_fold_bins
     monkeypatch.setattr(_fit, "_fit_fold_bins",
@@ -833,6 +834,52 @@ def test_cv_folds_fitted_from_their_bins_alone_give_the_table_of_the_whole_fit_p
     assert len(lean) == 10
     pd.testing.assert_frame_equal(tables["lean"], tables["pipeline"], check_exact=True)
     assert len(tables["lean"]) > 2
+
+
+KERNEL_FOLD_CASES = {
+    **LEAN_FOLD_CASES,
+    "learned missing direction": ("continuous", CARTClassifier, dict(
+        missing_strategy="learned")),
+    "surrogates always": ("continuous", CARTClassifier, dict(surrogates="always")),
+    "categorical, ordered subsets": ("categorical", CARTClassifier, dict(
+        categorical_split="ordered", min_samples_leaf=2, class_weight=None)),
+    "categorical, one vs rest, quantile bins": ("categorical", CARTClassifier, dict(
+        categorical_split="binary", max_bins=8)),
+    "gain ratio": ("categorical", DecisionTreeClassifier, dict(
+        criterion="gain_ratio", missing_strategy="surrogate")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(KERNEL_FOLD_CASES))
+def test_cv_folds_grown_and_scored_in_one_kernel_call_give_the_python_path_s_table(
+        monkeypatch, case):
+    """A fold grown and scored by ``fold_moments`` (the fold's labels, its tree's routing
+    arrays, node risks and classes made in the kernel) gives the table of the Python path
+    (``fit_fold`` then ``_errors_along_path``) to the bit; the fits it cannot take (class
+    weights, entropy as the pruning's loss) go the Python way."""
+    from quercus import _fit
+    from quercus._kernels import folds
+    data, cls, params = KERNEL_FOLD_CASES[case]
+    X, y = _fold_table_data(data)
+    w = np.random.default_rng(5).uniform(0.2, 3.0, len(y)) if "weights" in case else None
+    if params.get("categorical_split") == "ordered":  # (two classes only)
+        y = np.where(y == "lone", "hi", y)
+    elif data == "categorical":  # (three classes: the lone row's, kept in every fold)
+        y = y.copy()
+        y[[7, 19, 33, 48, 60, 77, 91, 104, 111, 118]] = "lone"
+    calls = []
+    real = folds.fold_moments
+    monkeypatch.setattr(_fit, "fold_moments",
+                        lambda *a: (calls.append(1), real(*a))[1])
+    tables = {}
+    for kernel in (True, False):
+        monkeypatch.setattr(_fit, "KERNEL_FOLDS", kernel)
+        est = cls(pruning="cost_complexity", n_jobs=1, random_state=3, **params)
+        tables[kernel] = est.fit(X, y, sample_weight=w).cp_table_
+    kernel_ok = params.get("class_weight") is None and params.get("ccp_loss") != "entropy"
+    assert len(calls) == (10 if kernel_ok else 0)
+    pd.testing.assert_frame_equal(tables[True], tables[False], check_exact=True)
+    assert len(tables[True]) > 2
 
 
 def _tables_with_and_without_fold_bins(monkeypatch, case, binning_modules, **params):
