@@ -645,7 +645,10 @@ def _target_vector(y, n_samples):
     """y as a 1-d array of the right length, and the first row whose value is missing."""
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None.")
-    y = column_or_1d(y, warn=True)
+    if isinstance(y, pd.Series) and isinstance(y.dtype, np.dtype):
+        y = y.to_numpy()  # (a Series of a NumPy type: its values; check_array is slow)
+    if not (type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biufUO"):
+        y = column_or_1d(y, warn=True)
     if y.shape[0] != n_samples:
         raise ValueError(f"X and y have inconsistent numbers of samples: X has {n_samples} "
                          f"rows, y has {y.shape[0]}.")
