@@ -482,10 +482,10 @@ def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X
             # The table starts at the floor's subtree (rpart's tree grown to ``cp``).
             tree, more = prune_at_alpha(target, tree, floor, params.ccp_loss)
             report += more
-        cp_table = cross_validated_table(params, schema, target, tree, X_all, y, w_user,
-                                         w_all, fold_bins, codes, floor)
-        row = choose_row(cp_table, params.cv_rule)
-        ccp_alpha = float(cp_table["alpha"].iloc[row])
+        cp_table, columns = cross_validated_table(params, schema, target, tree, X_all, y,
+                                                  w_user, w_all, fold_bins, codes, floor)
+        row = choose_row(columns, params.cv_rule)
+        ccp_alpha = float(columns["alpha"][row])
         tree, more = prune_to_row(target, tree, row, params.ccp_loss)
         report += more
     elif float(params.ccp_alpha) > 0.0:
@@ -503,13 +503,14 @@ def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all,
     """rpart's complexity table of ``tree`` (:func:`quercus._pruning.complexity_table`),
     its folds grown by :func:`fit_encoded` with ``params`` unpruned. ``codes``: a
     classifier's labels of every row as class indices (None: coded from ``y``).
-    ``floor``: the table's smallest alpha, to which the folds grow."""
+    ``floor``: the table's smallest alpha, to which the folds grow. Returns (the table,
+    its columns as arrays)."""
     seed = check_random_state(params.random_state).randint(2**31)
     fit_fold, fold_params = _fold_fitter(params, schema, X_all, y, w_user)
     scorer = _fold_scorer(fold_params, schema, target, X_all, y, w_user, w_all, fold_bins)
     return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv, seed,
                             fit_fold, fold_bins, codes, alpha_floor=floor,
-                            fold_moments=scorer)
+                            fold_moments=scorer, with_columns=True)
 
 
 def _fold_fitter(params, schema, X_all, y, w_user):

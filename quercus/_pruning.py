@@ -438,7 +438,8 @@ def default_splits(cv, n_rows, y_codes, random_state):
 
 
 def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold,
-                     bins=None, y_codes=None, alpha_floor=0.0, fold_moments=None):
+                     bins=None, y_codes=None, alpha_floor=0.0, fold_moments=None,
+                     with_columns=False):
     """rpart's complexity table of ``tree`` (of target ``target``) from k-fold
     cross-validation.
 
@@ -469,6 +470,7 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     ``fold_moments(train, test, floor, thresholds, y_codes)``, when given, scores a fold
     in one call: its held-out (count, mean, m2) at ``thresholds`` (as
     :func:`_errors_along_path`'s), or None, for the fold to go through ``fit_fold``.
+    ``with_columns``: return (the table, its columns as a dict of arrays).
     """
     import pandas as pd
     from sklearn.model_selection import check_cv
@@ -560,11 +562,12 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     n_rows, mean, m2 = moments
     xerror = mean * n_rows / root_err
     xstd = np.sqrt(m2) / root_err
-    return pd.DataFrame({
-        "alpha": alphas, "cp": alphas / risk_root if risk_root > 0 else alphas,
-        "n_splits": n_int, "n_leaves": n_leaves,
-        "rel_error": risks / risk_root if risk_root > 0 else risks,
-        "xerror": xerror, "xstd": xstd})
+    columns = {"alpha": alphas, "cp": alphas / risk_root if risk_root > 0 else alphas,
+               "n_splits": n_int, "n_leaves": n_leaves,
+               "rel_error": risks / risk_root if risk_root > 0 else risks,
+               "xerror": xerror, "xstd": xstd}
+    table = pd.DataFrame(columns, copy=False)  # (the arrays are the table's alone)
+    return (table, columns) if with_columns else table
 
 
 def _moments(errors):
@@ -590,14 +593,16 @@ def _merge_moments(moments, more):
 def choose_row(table, rule):
     """The chosen row of a complexity table: minimum xerror ("min"), or the smallest tree
     within one standard error of it ("1se", Breiman et al.'s rule); ties go to the smaller
-    tree (rows are ordered from the full tree to the root)."""
-    x = table["xerror"].to_numpy()
+    tree (rows are ordered from the full tree to the root). ``table``: the DataFrame, or
+    its columns by name (arrays; pandas' column access is a noticeable part of a small
+    fit)."""
+    x = np.asarray(table["xerror"])
     best = x.min()
     if rule == "min":
         ok = np.flatnonzero(x <= best + 1e-12)
     else:
         i = int(np.flatnonzero(x <= best + 1e-12)[-1])
-        ok = np.flatnonzero(x <= best + table["xstd"].to_numpy()[i] + 1e-12)
+        ok = np.flatnonzero(x <= best + np.asarray(table["xstd"])[i] + 1e-12)
     return int(ok[-1])
 
 
