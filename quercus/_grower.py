@@ -305,7 +305,9 @@ def grow(data, cfg, rng, validation=None):
     if in_kernel and n <= limit:
         # The whole tree in one kernel call, its tables taken as they are (a small fit:
         # the builder and the splice would cost more than growing it).
-        return _table_tree(*_whole_tree_tables(data, cfg, idx0, stats0, total_w)), []
+        root = (0, idx0, w0, stats0, np.zeros(p, dtype=bool))
+        return _table_tree(*_subtree(data, cfg, _subtree_layout(data, cfg), root, 0,
+                                     total_w)), []
     tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)
     _expect_regression_tree(data, cfg, tree, [(n, 0)])
@@ -502,11 +504,6 @@ def subtree_node_bound(data, cfg, sizes):
     return total
 
 
-def _whole_tree_tables(data, cfg, idx0, stats0, total_w):
-    root = (0, idx0, data.w, stats0, np.zeros(data.codes.shape[1], dtype=bool))
-    return _subtree(data, cfg, _subtree_layout(data, cfg), root, 0, total_w)
-
-
 def _subtree_layout(data, cfg):
     """(presort, dense features, histogram offsets) of :func:`_subtree`'s calls."""
     # Presorting needs every sample in exactly one child.
@@ -568,10 +565,10 @@ def root_risk(data, cfg):
 def _table_tree(ints, flts, count, cat_map, sur_ints, sur_flts):
     """The tree whose every node the kernel grew (slot j is node j): what splicing its
     tables below a lone root gives, without the builder."""
-    return TreeArrays(**table_fields(ints, flts, count, cat_map, sur_ints, sur_flts))
+    return TreeArrays(**_table_fields(ints, flts, count, cat_map, sur_ints, sur_flts))
 
 
-def table_fields(ints, flts, count, cat_map, sur_ints, sur_flts):
+def _table_fields(ints, flts, count, cat_map, sur_ints, sur_flts):
     """``{field: array}`` of the schema's every field, in its type, from the tables of
     a tree the kernel grew whole (slot j is node j): see :func:`_table_tree`."""
     ints, flts = ints[:count], flts[:count]
