@@ -29,7 +29,9 @@ from ._grower import (HIST_MIN_SAMPLES, MISSING_CODES, BinnedData, GrowConfig, V
                       grow, root_risk, subtree_allowed, subtree_layout, subtree_limit)
 from ._kernels.complexity import RISK_ENTROPY, RISK_ERROR, RISK_IMPURITY
 from ._kernels.criteria import check_classes, criterion_code
-from ._kernels.folds import MAX_CLASSES, fold_moments
+from ._kernels.folds import MAX_CLASSES, table_moments
+from ._kernels.histograms import class_totals
+from ._kernels.subtree import grow_subtree
 from ._kernels.schema import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, SURROGATE
 from ._memory import check_fit_memory
 from ._params import resolve_counts, resolve_n_jobs
@@ -550,7 +552,7 @@ def _fold_fitter(params, schema, X_all, y, w_user):
     return fit_fold, fold_params
 
 
-# Cross-validation folds are grown and scored in one kernel call each (fold_moments) when
+# Cross-validation folds are grown and scored by two kernel calls each (_fold_scorer) when
 # they can be; False: every fold through fit_fold and the Python scoring (the tests'
 # switch, to compare the two).
 KERNEL_FOLDS = True
@@ -558,10 +560,11 @@ KERNEL_FOLDS = True
 
 def _fold_scorer(params, schema, target, X_all, y, w_user, w_err, fold_bins):
     """``moments(train, test, floor, thresholds, y_codes)`` for :func:`quercus._pruning.
-    complexity_table`: a fold's held-out moments from one ``fold_moments`` kernel call
-    (the fold of :func:`_fit_fold_bins`, grown from its rows of ``fold_bins``, scored as
-    :func:`quercus._pruning._errors_along_path` scores it), or None where that fold
-    needs the Python path. None when no fold can take it: a fold drawing at random,
+    complexity_table`: a fold's held-out moments from two kernel calls, the fold of
+    :func:`_fit_fold_bins` grown whole by ``grow_subtree`` from its rows of ``fold_bins``,
+    and its tables scored by ``table_moments`` as :func:`quercus._pruning.
+    _errors_along_path` scores a tree (no tree object, no Python per node), or None where
+    that fold needs the Python path. None when no fold can take it: a fold drawing at random,
     absolute error or Poisson deviance, class weights, C4.5's fractional rule, entropy
     as the pruning's loss, more than ``MAX_CLASSES`` classes, or no bins to take.
     ``params`` are the folds' own (:func:`_fold_fitter`'s)."""
@@ -608,7 +611,7 @@ def _fold_scorer(params, schema, target, X_all, y, w_user, w_err, fold_bins):
         w = w_user[train]
         if not (w > 0).all():
             return None  # (fit_encoded drops the rows of weight zero)
-        bins = fold_bins if exact else fold_bins.take_rows(train)
+        bins = fold_bins.take_rows(train)
         if bins is None:
             return None
         mss, msl = (cfg.min_samples_split, cfg.min_samples_leaf) if fixed_counts else \
@@ -616,17 +619,28 @@ def _fold_scorer(params, schema, target, X_all, y, w_user, w_err, fold_bins):
         total_w = float(w.sum())
         presort, dense, offsets = layout if exact else subtree_layout(bins.n_bins, cfg, True)
         if regression:
-            stats0 = np.array([w.sum(), w @ y_all[train], w @ y2_all[train]])
+            y_fold, n_stats = y_all[train], 3
+            y2_fold = y2_all[train]
+            stats0 = np.array([w.sum(), w @ y_fold, w @ y2_fold])
+            target_te = y_all[test]
         else:
-            stats0 = np.zeros(0)
-        mean, m2 = fold_moments(
-            train, test, bins.codes, not exact, bins.n_bins, cat_mask, bins.lo, bins.hi,
-            bins.offsets, y_all if regression else y_codes, y2_all, target.n_classes,
-            regression, w_user, w_err, X_all, thresholds, cfg.criterion, cfg.gain_ratio,
-            cfg.cat_mode, cfg.missing_mode, cfg.max_depth, mss, msl, frac_w * total_w,
-            cfg.min_impurity_decrease, cfg.min_objects, total_w, stats0, presort, dense,
-            offsets, HIST_MIN_SAMPLES, floor * total_w * (1.0 - 1e-9), risk_loss,
-            surrogates, *no_values)
+            # The fold's classes: those among its rows, coded in the whole data's order
+            # (complexity_table's fold labels).
+            present = np.bincount(y_codes[train], minlength=target.n_classes) > 0
+            recode = np.cumsum(present) - 1
+            y_fold = y2_fold = recode[y_codes[train]].astype(np.float64)
+            n_stats = int(present.sum())
+            stats0 = class_totals(y_fold, w, n_stats)
+            target_te = np.where(present, recode, -1)[y_codes[test]].astype(np.float64)
+        tables = grow_subtree(
+            bins.codes, bins.n_bins, cat_mask, bins.lo, bins.hi, bins.offsets, y_fold,
+            y2_fold, n_stats, regression, cfg.criterion, cfg.gain_ratio, cfg.cat_mode,
+            cfg.missing_mode, cfg.max_depth, mss, msl, frac_w * total_w,
+            cfg.min_impurity_decrease, cfg.min_objects, total_w, np.arange(m), w, stats0,
+            np.zeros(p, dtype=bool), 0, presort, dense, offsets, HIST_MIN_SAMPLES,
+            floor * total_w * (1.0 - 1e-9), risk_loss, surrogates, *no_values)
+        mean, m2 = table_moments(*tables, y_fold, n_stats, regression, risk_loss,
+                                 X_all[test], target_te, w_err[test], thresholds)
         return test.size, mean, m2
 
     return moments

@@ -1,25 +1,25 @@
-"""A cross-validation fold grown and scored in one kernel call.
+"""A cross-validation fold's tree scored straight from the kernel's tables.
 
 Cost-complexity pruning's folds are many small fits: on a few hundred rows the Python
-around a fold (coding its labels, building its tree arrays, routing its held-out rows)
-cost more than growing it, and held the GIL while the folds ran on two threads. Here a
-fold's rows of the whole data's bins are grown by ``grow_subtree`` and its held-out rows
-scored by ``held_out_moments``, with in between exactly the steps the Python path takes:
-the fold's classes coded as ``quercus._pruning``'s fold labels, the tree's routing arrays
-in the schema's types, each node's risk (``quercus._pruning.node_risk``) and class
-(``quercus._target.majority``), sums added as NumPy adds them (:func:`numpy_sum`).
+around a fold (a tree object, its routing arrays, node risks and classes) cost more than
+growing it, and held the GIL while the folds ran on two threads. A fold grown whole by
+``grow_subtree`` is scored here in one call from that kernel's tables, with exactly the
+steps the Python path takes: the tree's routing arrays in the schema's types, each node's
+risk (``quercus._pruning.node_risk``) and class (``quercus._target.majority``), sums added
+as NumPy adds them (:func:`numpy_sum`), then ``held_out_moments``.
 ``tests/test_pruning.py`` compares the tables with the Python path's to the bit.
+
+(Growing the fold in the same kernel call would link ``grow_subtree``'s code into it: a
+compile of 12 s more for each of its variants.)
 """
 
 import numpy as np
 
 from ._jit import inner, kernel
 from .complexity import RISK_ERROR, held_out_moments
-from .histograms import class_totals
 from .schema import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, IMPURITY, KIND,
                      MISSING_CHILD, MISSING_MODE, N_CHILDREN, SUR_COUNT, SUR_START,
                      THRESHOLD, VALUE, WEIGHT, Routing)
-from .subtree import grow_subtree
 
 # The most classes numpy_sum adds as NumPy does (one block of its pairwise sum).
 MAX_CLASSES = 128
@@ -60,72 +60,18 @@ def numpy_sum(a):
 
 
 @kernel
-def fold_moments(train, test, codes, taken, n_bins, is_cat, bin_lo, bin_hi, bin_offsets,
-                 y_all, y2_all, n_classes, regression, w_user, w_err, X, thresholds,
-                 criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
-                 min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
-                 total_w, stats0, can_presort, dense_features, hist_offsets,
-                 hist_min_samples, risk_floor, risk_loss, surrogates, xv, x_row_stride,
-                 x_col_stride, x_rows):
+def table_moments(ints, flts, count, cat_map, sur_ints, sur_flts, y, n_stats, regression,
+                  risk_loss, X, target, w, thresholds):
     """The held-out moments (``held_out_moments``'s mean and m2 at each of
-    ``thresholds``) of one cross-validation fold: its training rows ``train`` grown
-    into a tree, its rows ``test`` scored along the tree's weakest-link sequence.
-
-    ``codes`` are every row's bins (``taken``: the fold's rows' own, in ``train``'s
-    order), with ``n_bins`` .. ``bin_offsets`` as ``grow_subtree`` takes them. A
-    classifier's ``y_all`` are every row's class codes among ``n_classes`` (the fold
-    codes the classes among its rows, in that order); a regressor's its values and
-    ``y2_all`` their second statistic, with the fold's root ``stats0``. ``w_user``: the
-    rows' weights to grow with (no class weights), ``w_err`` to count errors with; ``X``:
-    every encoded row. The growth settings are ``grow_subtree``'s for the fold
-    (``total_w``, ``min_weight_leaf`` and ``risk_floor`` of its weights), ``risk_loss``
-    the pruning's loss (RISK_IMPURITY or RISK_ERROR). A tree routing each row to one
-    node (no FRACTIONAL node) of at most ``MAX_CLASSES`` classes.
+    ``thresholds``) of a cross-validation fold's tree, straight from the tables
+    ``grow_subtree`` grew it into (slot j is node j): the rows ``X`` (class codes among the
+    fold's classes or values ``target``, weights ``w``) scored along the tree's
+    weakest-link sequence. ``y``: the fold's training targets (class codes among its
+    ``n_stats`` classes, whose order of first appearance breaks a node's ties);
+    ``risk_loss``: the pruning's loss (RISK_IMPURITY or RISK_ERROR). A tree routing each
+    row to one node (no FRACTIONAL node) of at most ``MAX_CLASSES`` classes.
     """
-    m = train.shape[0]
-    p = codes.shape[1]
-    if taken:
-        fold_codes = codes
-    else:
-        # The fold's rows of the whole data's bins, in Fortran order (Bins.take_rows).
-        by_feature = np.empty((p, m), dtype=codes.dtype)
-        for f in range(p):
-            for j in range(m):
-                by_feature[f, j] = codes[train[j], f]
-        fold_codes = by_feature.T
-    w = np.empty(m)
-    for j in range(m):
-        w[j] = w_user[train[j]]
-    y = np.empty(m)
-    y2 = np.empty(m)
-    recode = np.full(max(n_classes, 1), -1, dtype=np.int64)
-    if regression:
-        n_stats = 3
-        for j in range(m):
-            y[j] = y_all[train[j]]
-            y2[j] = y2_all[train[j]]
-        stats = stats0
-    else:
-        # The fold's classes are those among its rows, coded in the whole data's order.
-        seen = np.zeros(n_classes, dtype=np.bool_)
-        for j in range(m):
-            seen[np.int64(y_all[train[j]])] = True
-        n_stats = 0
-        for c in range(n_classes):
-            if seen[c]:
-                recode[c] = n_stats
-                n_stats += 1
-        for j in range(m):
-            y[j] = recode[np.int64(y_all[train[j]])]
-            y2[j] = y[j]
-        stats = class_totals(y, w, n_stats)
-    ints, flts, count, cat_map, sur_ints, sur_flts = grow_subtree(
-        fold_codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_stats, regression,
-        criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
-        min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects, total_w,
-        np.arange(m), w, stats, np.zeros(p, dtype=np.bool_), np.int64(0), can_presort,
-        dense_features, hist_offsets, hist_min_samples, risk_floor, risk_loss, surrogates,
-        xv, x_row_stride, x_col_stride, x_rows)
+    m = y.shape[0]
     n_out = flts.shape[1] - VALUE
     # The routing arrays, in the schema's types (those of a TreeArrays' fields, so that
     # held_out_moments runs the code it runs for the Python path).
@@ -180,11 +126,18 @@ def fold_moments(train, test, codes, taken, n_bins, is_cat, bin_lo, bin_hi, bin_
     label = np.zeros(count, dtype=np.int64)
     node_value = np.empty(count)
     value = np.empty(n_out)
+    # The fold's classes in the order they first appear among its rows: a tie between
+    # classes goes to the one seen first (the fold's class_priority).
+    order = np.empty(n_stats, dtype=np.int64)
     if not regression:
-        first_seen = np.full(n_stats, m, dtype=np.int64)
-        for j in range(m - 1, -1, -1):
-            first_seen[np.int64(y[j])] = j
-        order = np.argsort(first_seen, kind="mergesort")  # classes by priority
+        seen_class = np.zeros(n_stats, dtype=np.bool_)
+        n_seen = 0
+        for j in range(m):
+            c = np.int64(y[j])
+            if not seen_class[c]:
+                seen_class[c] = True
+                order[n_seen] = c
+                n_seen += 1
     for v in range(count):
         for c in range(n_out):
             value[c] = flts[v, VALUE + c]
@@ -210,15 +163,5 @@ def fold_moments(train, test, codes, taken, n_bins, is_cat, bin_lo, bin_hi, bin_
             risk[v] = (total - most if flts[v, WEIGHT] > 0 else 0.0) / w_root
         else:
             risk[v] = flts[v, IMPURITY] * flts[v, WEIGHT] / w_root
-    mt = test.shape[0]
-    X_te = np.empty((mt, X.shape[1]))
-    target = np.empty(mt)
-    w_te = np.empty(mt)
-    for j in range(mt):
-        i = test[j]
-        for f in range(X.shape[1]):
-            X_te[j, f] = X[i, f]
-        target[j] = y_all[i] if regression else recode[np.int64(y_all[i])]
-        w_te[j] = w_err[i]
-    return held_out_moments(risk, t, X_te, max_depth_seen + 1, thresholds, label,
-                            node_value, target, w_te, regression)
+    return held_out_moments(risk, t, X, max_depth_seen + 1, thresholds, label,
+                            node_value, target, w, regression)

@@ -73,7 +73,7 @@ def compile_first_use(rows=6000):
     """Compile (or load) the kernels of a first default CART fit: classification and
     regression, with prediction, on float64 and float32 numbers large enough for the
     threaded and subtree kernels (``rows`` x 40); classification with cross-validated
-    cost-complexity pruning (on those rows, and on 300 of them: folds grown in one kernel
+    cost-complexity pruning (on those rows, and on 300 of them: folds scored in one kernel
     call), of a table of such numbers and categories, and of such numbers with missing
     values (the surrogate kernels). What a package build ships compiled
     (:func:`build_shipped`).
@@ -99,7 +99,7 @@ def compile_first_use(rows=6000):
     y = X[:, 0] > 0
     X = X.astype(np.float64)
     CARTClassifier(pruning="cost_complexity").fit(X, y)
-    # (A few hundred rows: folds grown and scored in one kernel call each.)
+    # (A few hundred rows: folds grown whole and scored from the kernel's tables.)
     CARTClassifier(pruning="cost_complexity").fit(X[:300], y[:300])
     frame = pd.DataFrame(X[:, :10], columns=[f"x{j}" for j in range(10)])
     for j in range(3):
