@@ -23,16 +23,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 
 from . import _prepare, _pruning
-from ._binning import Bins, bin_features
+from ._binning import bin_features
 from ._fold_bins import FoldBins
-from ._grower import (HIST_MIN_SAMPLES, MISSING_CODES, BinnedData, GrowConfig, Validation,
-                      grow, root_risk, subtree_allowed, subtree_layout, subtree_limit)
+from ._grower import (MISSING_CODES, BinnedData, GrowConfig, Validation, grow, root_risk,
+                      subtree_allowed, subtree_limit, whole_tree_tables)
 from ._kernels.complexity import RISK_ENTROPY, RISK_ERROR, RISK_IMPURITY
 from ._kernels.criteria import check_classes, criterion_code
 from ._kernels.folds import MAX_CLASSES, table_moments
-from ._kernels.histograms import class_totals
-from ._kernels.subtree import grow_subtree
-from ._kernels.schema import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, SURROGATE
+from ._kernels.schema import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED
 from ._memory import check_fit_memory
 from ._params import resolve_counts, resolve_n_jobs
 from ._prepare import Schema
@@ -440,14 +438,27 @@ def grow_config(params, target, counts, w):
         priority=None if target.regression else target.class_priority)
 
 
+def draws_at_random(params, max_features, n_features):
+    """Whether growth draws from a generator: the random splitter, ``max_features``
+    (resolved) below ``n_features``, or a caller's RandomState, which advances as it
+    always has.
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier
+    >>> draws_at_random(CARTClassifier(), 4, 4), draws_at_random(CARTClassifier(), 2, 4)
+    (False, True)
+    """
+    return (params.splitter == "random" or max_features < n_features
+            or isinstance(params.random_state, np.random.RandomState))
+
+
 def growth_rng(params, cfg, n_features):
     """The generator growth draws from (``max_features``, the random splitter), or None
-    when it draws nothing."""
-    if cfg.random_splitter or cfg.max_features < n_features or isinstance(
-            params.random_state, np.random.RandomState):
+    when it draws nothing (:func:`draws_at_random`)."""
+    if draws_at_random(params, cfg.max_features, n_features):
         # A generator is made only when growth draws from it (seeding one is a noticeable
-        # part of a small cross-validation fold's fit); a caller's RandomState
-        # advances as it always has.
+        # part of a small cross-validation fold's fit).
         return np.random.default_rng(check_random_state(params.random_state).randint(2**31))
     return None
 
@@ -508,19 +519,21 @@ def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all,
     ``floor``: the table's smallest alpha, to which the folds grow. Returns (the table,
     its columns as arrays)."""
     seed = check_random_state(params.random_state).randint(2**31)
-    fit_fold, fold_params = _fold_fitter(params, schema, X_all, y, w_user)
-    scorer = _fold_scorer(fold_params, schema, target, X_all, y, w_user, w_all, fold_bins)
+    fit_fold, scorer = _fold_fitter(params, schema, target, X_all, y, w_user, w_all,
+                                    fold_bins)
     return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv, seed,
                             fit_fold, fold_bins, codes, alpha_floor=floor,
-                            fold_moments=scorer, with_columns=True)
+                            fold_moments=scorer)
 
 
-def _fold_fitter(params, schema, X_all, y, w_user):
-    """``fit_fold(train, bins, labels, floor)`` for :func:`quercus._pruning.
-    complexity_table`: the fit of a fold's rows ``train`` of every training row ``X_all``
-    (or of ``bins``, its bins from the whole data's) with the user's weights ``w_user``
-    (the fold applies the class weights itself) and no pruning, grown to the
-    cost-complexity ``floor`` (the folds are scored at alphas from it up)."""
+def _fold_fitter(params, schema, target, X_all, y, w_user, w_err, fold_bins):
+    """``(fit_fold, moments)`` for :func:`quercus._pruning.complexity_table`.
+
+    ``fit_fold(train, bins, labels, floor)``: the fit of a fold's rows ``train`` of every
+    training row ``X_all`` (or of ``bins``, its bins from the whole data's) with the
+    user's weights ``w_user`` (the fold applies the class weights itself) and no pruning,
+    grown to the cost-complexity ``floor`` (the folds are scored at alphas from it up).
+    ``moments``: :func:`_fold_scorer`'s (errors counted with ``w_err``), or None."""
     threads = numba.get_num_threads()
     # One thread a fold when the folds run side by side. (Valid by construction: the
     # estimator's validated parameters, and these.)
@@ -549,7 +562,8 @@ def _fold_fitter(params, schema, X_all, y, w_user):
         return fit_encoded(fold_params, schema, X_box, y[train], w_user[train], bins=bins,
                            labels=labels, risk_floor=floor)
 
-    return fit_fold, fold_params
+    return fit_fold, _fold_scorer(fold_params, schema, target, X_all, values, w_user,
+                                  w_err, fold_bins)
 
 
 # Cross-validation folds are grown and scored by two kernel calls each (_fold_scorer) when
@@ -558,23 +572,26 @@ def _fold_fitter(params, schema, X_all, y, w_user):
 KERNEL_FOLDS = True
 
 
-def _fold_scorer(params, schema, target, X_all, y, w_user, w_err, fold_bins):
-    """``moments(train, test, floor, thresholds, y_codes)`` for :func:`quercus._pruning.
-    complexity_table`: a fold's held-out moments from two kernel calls, the fold of
-    :func:`_fit_fold_bins` grown whole by ``grow_subtree`` from its rows of ``fold_bins``,
-    and its tables scored by ``table_moments`` as :func:`quercus._pruning.
-    _errors_along_path` scores a tree (no tree object, no Python per node), or None where
-    that fold needs the Python path. None when no fold can take it: a fold drawing at random,
-    absolute error or Poisson deviance, class weights, C4.5's fractional rule, entropy
-    as the pruning's loss, more than ``MAX_CLASSES`` classes, or no bins to take.
-    ``params`` are the folds' own (:func:`_fold_fitter`'s)."""
+def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins):
+    """``moments(train, test, floor, thresholds, labels, codes)`` for
+    :func:`quercus._pruning.complexity_table`: a fold's held-out moments from two kernel
+    calls, the fold of :func:`_fit_fold_bins` grown whole (``whole_tree_tables``) from its
+    rows of ``fold_bins`` and its tables scored by ``table_moments`` as
+    :func:`quercus._pruning._errors_along_path` scores a tree (no tree object, no Python
+    per node); None where that fold needs the Python path. ``labels``, ``codes``: a
+    classifier fold's (classes, training label codes) and held-out label codes, as
+    ``fit_fold`` takes them; a regressor's are ``values`` (its coded targets).
+
+    None when no fold can take it: growth drawing at random, absolute error or Poisson
+    deviance (no ``values``), class weights, C4.5's fractional rule, entropy as the
+    pruning's loss, more than ``MAX_CLASSES`` classes, or no bins to take. ``params`` are
+    the folds' own (:func:`_fold_fitter`'s)."""
     n, p = X_all.shape
     counts = resolve_counts(params, n, p)
     regression = target.regression
     if (not KERNEL_FOLDS or fold_bins is None or not _pruning.REUSE_FOLD_BINS
-            or params.splitter == "random" or counts[2] < p
-            or isinstance(params.random_state, np.random.RandomState)
-            or params.criterion in ("absolute_error", "poisson")
+            or draws_at_random(params, counts[2], p)
+            or params.criterion == "absolute_error" or (regression and values is None)
             or params.missing_strategy == "fractional" or params.ccp_loss == "entropy"
             or (not regression and (params.class_weight is not None
                                     or target.n_classes > MAX_CLASSES))):
@@ -582,29 +599,12 @@ def _fold_scorer(params, schema, target, X_all, y, w_user, w_err, fold_bins):
     cfg = grow_config(params, target, counts, w_user)
     if not subtree_allowed(cfg, p):
         return None
-    is_cat = np.asarray(schema.is_categorical, dtype=bool)
-    cat_mask = is_cat if is_cat.any() else None
-    risk_loss = RISK_IMPURITY if regression else RISK_CODES[params.ccp_loss]
-    surrogates = None  # (_surrogate_args: a fold with no missing value searches none)
-    if (cfg.missing_mode == SURROGATE and params.max_surrogate > 0
-            and np.isnan(np.sum(X_all))):
-        surrogates = (np.int64(params.max_surrogate), params.surrogates == "always")
-    if regression:
-        y_all = _prepare.encode_regression_target(np.asarray(y), n, params.criterion)
-        y2_all = _prepare.second_statistic(y_all, params.criterion)
-    else:
-        y2_all = np.zeros(0)
-    no_values = (np.zeros(0), np.zeros(0, dtype=np.float32)), 0, 0, np.zeros(0,
-                                                                             dtype=np.int64)
+    cfg.risk_loss = RISK_IMPURITY if regression else RISK_CODES[params.ccp_loss]
     fixed_counts = all(isinstance(v, numbers.Integral)
                        for v in (params.min_samples_split, params.min_samples_leaf))
-    exact = isinstance(fold_bins, Bins)
-    layout = subtree_layout(fold_bins.n_bins, cfg, True) if exact else None
     frac_w = float(params.min_weight_fraction_leaf)
-    X_all = np.asarray(X_all, dtype=np.float64)
-    w_err = np.asarray(w_err, dtype=np.float64)
 
-    def moments(train, test, floor, thresholds, y_codes):
+    def moments(train, test, floor, thresholds, labels, codes):
         m = train.size
         if m > subtree_limit(m, regression):
             return None  # (grown node by node)
@@ -614,33 +614,20 @@ def _fold_scorer(params, schema, target, X_all, y, w_user, w_err, fold_bins):
         bins = fold_bins.take_rows(train)
         if bins is None:
             return None
-        mss, msl = (cfg.min_samples_split, cfg.min_samples_leaf) if fixed_counts else \
-            resolve_counts(params, m, p)[:2]
-        total_w = float(w.sum())
-        presort, dense, offsets = layout if exact else subtree_layout(bins.n_bins, cfg, True)
         if regression:
-            y_fold, n_stats = y_all[train], 3
-            y2_fold = y2_all[train]
-            stats0 = np.array([w.sum(), w @ y_fold, w @ y2_fold])
-            target_te = y_all[test]
+            fold_target, y_fold, held_out = target, values[train], values[test]
         else:
-            # The fold's classes: those among its rows, coded in the whole data's order
-            # (complexity_table's fold labels).
-            present = np.bincount(y_codes[train], minlength=target.n_classes) > 0
-            recode = np.cumsum(present) - 1
-            y_fold = y2_fold = recode[y_codes[train]].astype(np.float64)
-            n_stats = int(present.sum())
-            stats0 = class_totals(y_fold, w, n_stats)
-            target_te = np.where(present, recode, -1)[y_codes[test]].astype(np.float64)
-        tables = grow_subtree(
-            bins.codes, bins.n_bins, cat_mask, bins.lo, bins.hi, bins.offsets, y_fold,
-            y2_fold, n_stats, regression, cfg.criterion, cfg.gain_ratio, cfg.cat_mode,
-            cfg.missing_mode, cfg.max_depth, mss, msl, frac_w * total_w,
-            cfg.min_impurity_decrease, cfg.min_objects, total_w, np.arange(m), w, stats0,
-            np.zeros(p, dtype=bool), 0, presort, dense, offsets, HIST_MIN_SAMPLES,
-            floor * total_w * (1.0 - 1e-9), risk_loss, surrogates, *no_values)
-        mean, m2 = table_moments(*tables, y_fold, n_stats, regression, risk_loss,
-                                 X_all[test], target_te, w_err[test], thresholds)
+            (classes, y_fold), held_out = labels, codes.astype(np.float64)
+            fold_target = Target(False, params.criterion, classes)
+        data = fold_target.binned_data(bins, schema.is_categorical.copy(), y_fold, w)
+        # grow_config's settings of this fold: its sizes and its weight.
+        mss, msl = ((cfg.min_samples_split, cfg.min_samples_leaf) if fixed_counts
+                    else resolve_counts(params, m, p)[:2])
+        fold_cfg = replace(cfg, min_samples_split=mss, min_samples_leaf=msl,
+                           min_weight_leaf=frac_w * float(w.sum()), risk_floor=floor)
+        mean, m2 = table_moments(*whole_tree_tables(data, fold_cfg), data.y, data.n_stats,
+                                 regression, cfg.risk_loss, X_all[test], held_out,
+                                 w_err[test], thresholds)
         return test.size, mean, m2
 
     return moments
@@ -655,9 +642,8 @@ def _fit_fold_bins(params, schema, bins, labels, w_user, floor):
     draws at random, or a fold too big to grow in one kernel call."""
     n, p = bins.codes.shape
     counts = resolve_counts(params, n, p)
-    if (params.splitter == "random" or counts[2] < p
-            or isinstance(params.random_state, np.random.RandomState)):
-        return None  # (growth_rng's draws)
+    if draws_at_random(params, counts[2], p):
+        return None
     target, y_enc = encode_targets(params, None, n, labels)
     w = w_user
     if not target.regression and params.class_weight is not None:

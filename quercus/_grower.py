@@ -295,19 +295,17 @@ def grow(data, cfg, rng, validation=None):
     # in memory maps (or by other threads) cannot reuse it: handed back first, so that it
     # does not sit idle under the growing tree at the fit's peak.
     _memory.release_if_big(n * p)
-    idx0 = np.arange(n, dtype=np.int64)
-    w0 = data.w  # (no kernel writes a node's weights: no copy, 8 bytes a row less)
-    stats0 = _root_stats(data)
-    total_w = float(w0.sum())
-    floor_w = risk_floor_weight(cfg, total_w)
     in_kernel = subtree_allowed(cfg, p)
     limit = subtree_limit(n, data.is_regression)
     if in_kernel and n <= limit:
         # The whole tree in one kernel call, its tables taken as they are (a small fit:
         # the builder and the splice would cost more than growing it).
-        root = (0, idx0, w0, stats0, np.zeros(p, dtype=bool))
-        return _table_tree(*_subtree(data, cfg, _subtree_layout(data, cfg), root, 0,
-                                     total_w)), []
+        return _table_tree(*whole_tree_tables(data, cfg)), []
+    idx0 = np.arange(n, dtype=np.int64)
+    w0 = data.w  # (no kernel writes a node's weights: no copy, 8 bytes a row less)
+    stats0 = _root_stats(data)
+    total_w = float(w0.sum())
+    floor_w = risk_floor_weight(cfg, total_w)
     tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)
     _expect_regression_tree(data, cfg, tree, [(n, 0)])
@@ -504,17 +502,24 @@ def subtree_node_bound(data, cfg, sizes):
     return total
 
 
+def whole_tree_tables(data, cfg):
+    """The kernel's tables (``grow_subtree``'s: slot j is node j) of the tree of ``data``
+    grown in one call, as :func:`grow` grows a small fit (``subtree_allowed``, at most
+    ``subtree_limit`` rows): what a cross-validation fold is scored from, with no
+    :class:`TreeArrays` made."""
+    n, p = data.codes.shape
+    root = (0, np.arange(n, dtype=np.int64), data.w, _root_stats(data),
+            np.zeros(p, dtype=bool))
+    return _subtree(data, cfg, _subtree_layout(data, cfg), root, 0, float(data.w.sum()))
+
+
 def _subtree_layout(data, cfg):
     """(presort, dense features, histogram offsets) of :func:`_subtree`'s calls."""
     # Presorting needs every sample in exactly one child.
-    return subtree_layout(data.n_bins, cfg, not may_spread(data, cfg))
-
-
-def subtree_layout(n_bins, cfg, presort):
-    """:func:`_subtree_layout` of data binned into ``n_bins``."""
-    layout = _layout(n_bins, cfg)
+    presort = not may_spread(data, cfg)
+    layout = histogram_layout(data, cfg)
     if layout is None:
-        return presort, np.zeros(0, dtype=np.int64), np.zeros(n_bins.size + 1,
+        return presort, np.zeros(0, dtype=np.int64), np.zeros(data.codes.shape[1] + 1,
                                                                dtype=np.int64)
     return (presort, *layout)
 
@@ -565,12 +570,6 @@ def root_risk(data, cfg):
 def _table_tree(ints, flts, count, cat_map, sur_ints, sur_flts):
     """The tree whose every node the kernel grew (slot j is node j): what splicing its
     tables below a lone root gives, without the builder."""
-    return TreeArrays(**_table_fields(ints, flts, count, cat_map, sur_ints, sur_flts))
-
-
-def _table_fields(ints, flts, count, cat_map, sur_ints, sur_flts):
-    """``{field: array}`` of the schema's every field, in its type, from the tables of
-    a tree the kernel grew whole (slot j is node j): see :func:`_table_tree`."""
     ints, flts = ints[:count], flts[:count]
     # One copy of each table, transposed: every column is then a contiguous row, taken
     # as it is when it has its field's type.
@@ -585,7 +584,7 @@ def _table_fields(ints, flts, count, cat_map, sur_ints, sur_flts):
     fields.update({name: _typed(sur_int_rows[j], name)
                    for j, name in enumerate(SUR_INT_COLUMNS)})
     fields.update({name: sur_flt_rows[j] for j, name in enumerate(SUR_FLOAT_COLUMNS)})
-    return fields
+    return TreeArrays(**fields)
 
 
 def _typed(a, name):
@@ -641,14 +640,10 @@ def histogram_layout(data, cfg):
     """(features with dense histograms, their row offsets) or None when no node keeps
     histograms: absolute error scans sorted samples, and with ``max_features`` a node
     searches only some features, so it would not pay to build them all."""
-    return _layout(data.n_bins, cfg)
-
-
-def _layout(n_bins, cfg):
-    p = n_bins.size
+    p = data.codes.shape[1]
     if cfg.criterion == ABSOLUTE_ERROR or cfg.max_features < p:
         return None
-    sizes = np.where(n_bins + 1 <= DENSE_MAX_BINS, n_bins + 1, 0)
+    sizes = np.where(data.n_bins + 1 <= DENSE_MAX_BINS, data.n_bins + 1, 0)
     if not sizes.any():
         return None
     offsets = np.zeros(p + 1, dtype=np.int64)

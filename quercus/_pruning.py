@@ -294,6 +294,12 @@ def prune_at_alpha(target, tree, alpha, loss="impurity", path=None):
     return pruned_tree, report
 
 
+def collapse_thresholds(alphas):
+    """The alphas at which a node whose collapse alpha rounds a hair above them still
+    counts as pruned, as :func:`prune_at_alpha` compares them."""
+    return alphas + 1e-12 * np.maximum(1.0, alphas)
+
+
 def _errors_along_path(target, tree, loss, alphas, X_enc, y_va, w_va, codes=None):
     """Moments (count, mean, sum of squared deviations) over the held-out rows of each
     row's loss (misclassified weight, or squared error) in the subtree at each of
@@ -311,7 +317,7 @@ def _errors_along_path(target, tree, loss, alphas, X_enc, y_va, w_va, codes=None
         full = predict_tree(X_enc, t, tree.weighted_n_node_samples, outputs)
         if not np.array_equal(outputs[indices[indptr[1:] - 1]], full):
             return None
-    thresholds = alphas + 1e-12 * np.maximum(1.0, alphas)
+    thresholds = collapse_thresholds(alphas)
     w_va = np.asarray(w_va, dtype=np.float64)
     if target.regression:
         codes = np.asarray(y_va, dtype=np.float64)
@@ -438,8 +444,7 @@ def default_splits(cv, n_rows, y_codes, random_state):
 
 
 def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold,
-                     bins=None, y_codes=None, alpha_floor=0.0, fold_moments=None,
-                     with_columns=False):
+                     bins=None, y_codes=None, alpha_floor=0.0, fold_moments=None):
     """rpart's complexity table of ``tree`` (of target ``target``) from k-fold
     cross-validation.
 
@@ -467,10 +472,12 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     trees are scored at alphas from the first subtree's geometric mean up, so they are
     grown to that (``fit_fold``'s ``floor``): their subtrees there and above are the same.
 
-    ``fold_moments(train, test, floor, thresholds, y_codes)``, when given, scores a fold
-    in one call: its held-out (count, mean, m2) at ``thresholds`` (as
-    :func:`_errors_along_path`'s), or None, for the fold to go through ``fit_fold``.
-    ``with_columns``: return (the table, its columns as a dict of arrays).
+    ``fold_moments(train, test, floor, thresholds, labels, codes)``, when given, scores a
+    fold without ``fit_fold``: its held-out (count, mean, m2) at ``thresholds`` (as
+    :func:`_errors_along_path`'s; ``labels`` and ``codes`` as ``fit_fold`` and the scoring
+    get them), or None, for the fold to go through ``fit_fold``.
+
+    Returns (the table, its columns as a dict of arrays).
     """
     import pandas as pd
     from sklearn.model_selection import check_cv
@@ -515,19 +522,18 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     # With a floor, the folds need no subtree below the smallest alpha they are scored at.
     fold_floor = float(eval_alpha[0]) if alpha_floor > 0.0 else 0.0
 
-    thresholds = eval_alpha + 1e-12 * np.maximum(1.0, eval_alpha)
-    codes_all = None if y_codes is None else np.asarray(y_codes, dtype=np.int64)
+    thresholds = collapse_thresholds(eval_alpha)
 
     def fold_errors(split):
         train, test = split
-        if fold_moments is not None:
-            errors = fold_moments(train, test, fold_floor, thresholds, codes_all)
-            if errors is not None:
-                return errors
         codes = labels = None
         if not target.regression:
             classes, recode = fold_labels(train)
             labels, codes = (classes, recode[y_codes[train]]), recode[y_codes[test]]
+        if fold_moments is not None:
+            errors = fold_moments(train, test, fold_floor, thresholds, labels, codes)
+            if errors is not None:
+                return errors
         fold = fit_fold(train, bins.take_rows(train) if reuse else None, labels,
                         fold_floor)
         X_te = X_enc[test]
@@ -566,8 +572,7 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
                "n_splits": n_int, "n_leaves": n_leaves,
                "rel_error": risks / risk_root if risk_root > 0 else risks,
                "xerror": xerror, "xstd": xstd}
-    table = pd.DataFrame(columns, copy=False)  # (the arrays are the table's alone)
-    return (table, columns) if with_columns else table
+    return pd.DataFrame(columns, copy=False), columns  # (the arrays are the table's alone)
 
 
 def _moments(errors):
