@@ -206,6 +206,29 @@ def sorted_histogram(codes_f, order, idx, wi, y, y2, n_stats, criterion):
 
 
 @inner
+def sorted_histogram_into(codes_f, order, idx, wi, y, y2, criterion, bins, counts, n):
+    """:func:`sorted_histogram` written into the caller's scratch (``bins``, ``counts``,
+    ``n``: at least as many rows as the node has samples), in one pass. Returns how many
+    bins are present: the histogram is the first that many rows, the same sums."""
+    j = -1
+    prev = np.int64(-1)
+    for i in range(order.shape[0]):
+        pos = order[i]
+        s = idx[pos]
+        b = np.int64(codes_f[s])
+        if b != prev:
+            j += 1
+            bins[j] = b
+            prev = b
+            n[j] = 0
+            for k in range(counts.shape[1]):
+                counts[j, k] = 0.0
+        _accumulate(counts, j, y[s], y2[s], wi[pos], criterion)
+        n[j] += 1
+    return j + 1
+
+
+@inner
 def compact_histogram(dense, dense_n):
     """The compact form (bins present, their stats and counts) of one feature's dense
     histogram ``dense[bin, stat]`` with sample counts ``dense_n[bin]``."""

@@ -147,32 +147,48 @@ def _branch_ok(a, b, n_a, n_b, criterion, min_leaf_n, min_leaf_w):
     return True
 
 
+# Rows of the scratch that one feature's scoring works in (:func:`score_histogram`'s
+# ``work``, float64 (WORK_ROWS, n_stats)), made once per node search or subtree rather than
+# as a handful of small arrays per feature and node.
+W_MISS, W_TOTAL, W_LEFT, W_BEST, W_RIGHT, W_LA, W_RA, W_STATS = 0, 1, 2, 3, 4, 5, 6, 7
+WORK_ROWS = W_STATS + 2  # (two rows of branch stats)
+
+
 @kernel
 def _split_missing(bins, counts, n, n_real_bins):
     """Separate the reserved missing bin. Returns (n_known_bins, miss_stats, n_miss)."""
+    miss = np.empty(counts.shape[1])
+    nk, n_miss = _split_missing_into(bins, counts, n, n_real_bins, miss)
+    return nk, miss, n_miss
+
+
+@kernel(inline="always")
+def _split_missing_into(bins, counts, n, n_real_bins, miss):
+    """:func:`_split_missing` writing the missing bin's stats (zeros: none) into ``miss``.
+    Returns (n_known_bins, n_miss)."""
     nb = bins.shape[0]
-    miss = np.zeros(counts.shape[1])
     if nb > 0 and bins[nb - 1] == n_real_bins:
         for k in range(counts.shape[1]):
             miss[k] = counts[nb - 1, k]
-        return nb - 1, miss, n[nb - 1]
-    return nb, miss, 0
+        return nb - 1, n[nb - 1]
+    for k in range(counts.shape[1]):
+        miss[k] = 0.0
+    return nb, np.int64(0)
 
 
 @inner
-def _final_scores(left, right, miss, n_miss, miss_dir, criterion, missing_mode):
+def _final_scores(left, right, miss, n_miss, miss_dir, criterion, missing_mode, stats):
     """Decrease and split information of a two-way split, missing values included.
 
     ``miss_dir``: 0 missing joins the left branch, 1 the right, -1 scored on known only.
+    ``stats``: scratch of two rows for the branches' stats.
     """
     n_stats = left.shape[0]
     if missing_mode == 2 or n_miss == 0:  # LEARNED, or nothing missing
-        stats = np.empty((2, n_stats))
         for k in range(n_stats):
             stats[0, k] = left[k] + (miss[k] if miss_dir == 0 else 0.0)
             stats[1, k] = right[k] + (miss[k] if miss_dir == 1 else 0.0)
         return split_scores(stats, criterion)
-    stats = np.empty((2, n_stats))
     for k in range(n_stats):
         stats[0, k] = left[k]
         stats[1, k] = right[k]
@@ -208,7 +224,7 @@ def _info_with_missing(branch_stats, miss, criterion):
 
 @inner
 def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mode, min_leaf_n,
-                 min_leaf_w, lo_t, hi_t):
+                 min_leaf_w, lo_t, hi_t, work):
     """Best boundary of a cumulative scan over ``counts`` rows in their given order
     (``total``, ``total_n``: their :func:`_totals`).
 
@@ -217,11 +233,16 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
     best_t = nb - 1 for LEARNED's "every known value left, missing right" candidate.
     ``best_left`` is the known rows' stats left of the best boundary, copied from the scan
     when it finds a better one (the same sums in the same order, so the same bits, as
-    summing the prefix again afterwards, without that second pass).
+    summing the prefix again afterwards, without that second pass). ``work``: the
+    scratch of :func:`score_histogram` (its rows W_LEFT, W_BEST, W_RIGHT, W_LA, W_RA;
+    ``best_left`` is its row W_BEST).
     """
     nb, n_stats = counts.shape
-    left = np.zeros(n_stats)
-    best_left = np.zeros(n_stats)
+    left = work[W_LEFT]
+    best_left = work[W_BEST]
+    for k in range(n_stats):
+        left[k] = 0.0
+        best_left[k] = 0.0
     learned = missing_mode == 2 and n_miss > 0
     best_t = np.int64(-1)
     best_dir = np.int64(-1)
@@ -234,9 +255,9 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
     if not learned and mass_scan(criterion):
         return _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n,
                            min_leaf_w, lo_t, hi_t, best_left), -1, best_left
-    right = np.empty(n_stats)
-    la = np.empty(n_stats)
-    ra = np.empty(n_stats)
+    right = work[W_RIGHT]
+    la = work[W_LA]
+    ra = work[W_RA]
     for t in range(lo_t, hi_t):
         left_n += n[t]
         for k in range(n_stats):
@@ -303,6 +324,14 @@ def _copy_into(out, src):
 
 
 @kernel(inline="always")
+def _difference(total, left, out):
+    """``out[:] = total - left`` (the right branch's stats), returned."""
+    for k in range(total.shape[0]):
+        out[k] = total[k] - left[k]
+    return out
+
+
+@kernel(inline="always")
 def _add_row_and_score(counts, t, n_t, left, left_n, left_w, total, total_n, total_w,
                        regression, criterion, min_leaf_n, min_leaf_w):
     """One step of a cumulative scan: row ``t`` of ``counts`` (``n_t`` samples) joins the
@@ -353,16 +382,18 @@ def _mass_impurity(left, w, total, sign, criterion):
 
 
 @inner
-def _totals(counts, n):
-    """The stats and the sample count of all ``counts`` rows: ``_prefix(counts, nb - 1)``,
-    summed in the same order (the same bits)."""
-    total = np.zeros(counts.shape[1])
+def _totals(counts, n, total):
+    """The stats (written into ``total``) and the sample count (returned) of all
+    ``counts`` rows: ``_prefix(counts, nb - 1)``, summed in the same order (the same
+    bits)."""
+    for k in range(counts.shape[1]):
+        total[k] = 0.0
     total_n = np.int64(0)
     for b in range(counts.shape[0]):
         total_n += n[b]
         for k in range(counts.shape[1]):
             total[k] += counts[b, k]
-    return total, total_n
+    return total_n
 
 
 @inner
@@ -376,13 +407,14 @@ def _prefix(counts, upto):
 
 @kernel(inline="always")
 def best_split_numeric(bins, counts, n, lo, hi, miss, n_miss, criterion, missing_mode,
-                       min_leaf_n, min_leaf_w, u):
+                       min_leaf_n, min_leaf_w, u, work):
     """Best threshold of one numeric feature from its compact histogram (known bins).
 
     ``lo[bin]`` / ``hi[bin]`` are the smallest / largest observed value of each bin (equal
     in exact mode); the threshold between two bins is the midpoint of the left one's ``hi``
     and the right one's ``lo``. ``u`` in [0, 1) draws one random threshold
-    (``splitter="random"``); ``u < 0`` scans every midpoint.
+    (``splitter="random"``); ``u < 0`` scans every midpoint. ``work``: the scratch of
+    :func:`score_histogram`.
     Returns (found, child_impurity, decrease, split_info, last_left_bin, threshold,
     miss_dir).
     """
@@ -395,13 +427,15 @@ def best_split_numeric(bins, counts, n, lo, hi, miss, n_miss, criterion, missing
     if u >= 0.0 and nb >= 2:
         t, draw = draw_boundary(bins, nb, lo, hi, u)
         lo_t, hi_t = t, t + 1
-    total, total_n = _totals(counts, n)
+    total = work[W_TOTAL]
+    total_n = _totals(counts, n, total)
     t, d, left = scan_ordered(counts, n, total, total_n, miss, n_miss, criterion,
-                              missing_mode, min_leaf_n, min_leaf_w, lo_t, hi_t)
+                              missing_mode, min_leaf_n, min_leaf_w, lo_t, hi_t, work)
     if t < 0:
         return none
-    right = total - left
-    child, dec, info = _final_scores(left, right, miss, n_miss, d, criterion, missing_mode)
+    right = _difference(total, left, work[W_RIGHT])
+    child, dec, info = _final_scores(left, right, miss, n_miss, d, criterion, missing_mode,
+                                     work[W_STATS:])
     if t == nb - 1:
         thr = np.inf  # known values all left, missing right
     else:
@@ -459,7 +493,7 @@ def best_split_multiway(counts, n, miss, n_miss, criterion, missing_mode, min_le
 
 @inner
 def best_split_one_vs_rest(bins, counts, n, miss, n_miss, criterion, missing_mode,
-                           min_leaf_n, min_leaf_w, u):
+                           min_leaf_n, min_leaf_w, u, work):
     """Best ``a == v`` / ``a != v`` split of a categorical feature.
 
     Returns (found, child_impurity, decrease, split_info, category, miss_dir).
@@ -505,7 +539,7 @@ def best_split_one_vs_rest(bins, counts, n, miss, n_miss, criterion, missing_mod
         left[k] = counts[best_b, k]
         right[k] = total[k] - counts[best_b, k]
     child, dec, info = _final_scores(left, right, miss, n_miss, best_d, criterion,
-                                     missing_mode)
+                                     missing_mode, work[W_STATS:])
     return (True, child, dec, info, bins[best_b], best_d)
 
 
@@ -522,7 +556,7 @@ def category_order(counts, criterion):
 
 @inner
 def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, min_leaf_n,
-                       min_leaf_w, u):
+                       min_leaf_w, u, work):
     """Best two-subset split of a categorical feature for regression: categories sorted
     by mean target, then scanned. Returns (found, child_impurity, decrease, split_info,
     n_left_categories, miss_dir); the left subset is the first ``n_left`` categories of
@@ -539,14 +573,16 @@ def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, m
     if u >= 0.0 and nb >= 2:
         lo_t = min(int(u * (nb - 1)), nb - 2)
         hi_t = lo_t + 1
-    total, total_n = _totals(sc, sn)
+    total = work[W_TOTAL]
+    total_n = _totals(sc, sn, total)
     t, d, left = scan_ordered(sc, sn, total, total_n, miss, n_miss, criterion, missing_mode,
-                              min_leaf_n, min_leaf_w, lo_t, hi_t)
+                              min_leaf_n, min_leaf_w, lo_t, hi_t, work)
     if t < 0:
         return none
     # t == nb - 1 is LEARNED's "every known category left, the missing ones right".
-    right = total - left
-    child, dec, info = _final_scores(left, right, miss, n_miss, d, criterion, missing_mode)
+    right = _difference(total, left, work[W_RIGHT])
+    child, dec, info = _final_scores(left, right, miss, n_miss, d, criterion, missing_mode,
+                                     work[W_STATS:])
     return (True, child, dec, info, t + 1, d)
 
 
@@ -585,12 +621,15 @@ def _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion, min
 @kernel(inline="always")
 def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f, n_stats,
                     criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, u,
-                    min_objects):
+                    min_objects, work):
     """The best split of feature ``f`` from its compact histogram at a node (see
     :func:`node_histogram`): (found, kind, child_impurity, decrease, split_info, split_bin,
-    threshold, miss_dir, rho), as :func:`search_node` describes them."""
+    threshold, miss_dir, rho), as :func:`search_node` describes them. ``work``: float64
+    scratch of (WORK_ROWS, n_stats), its rows overwritten (one per search, not per
+    feature)."""
     nbf = n_bins[f]
-    nk, miss, n_miss = _split_missing(bins, counts, n, nbf)
+    miss = work[W_MISS]
+    nk, n_miss = _split_missing_into(bins, counts, n, nbf, miss)
     kb = bins[:nk]
     kc = counts[:nk]
     kn = n[:nk]
@@ -607,7 +646,7 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
         hi = bin_hi[bin_offsets[f]:bin_offsets[f + 1]]
         ok, c, d, s, b, t, md = best_split_numeric(
             kb, kc, kn, lo, hi, miss, n_miss, criterion, missing_mode, min_leaf_n,
-            min_w_bin, u)
+            min_w_bin, u, work)
         return ok, NUMERIC, c, d, s, b, t, md, rho
     if cat_mode == CAT_MULTIWAY:
         ok, c, d, s, mb = best_split_multiway(kc, kn, miss, n_miss, criterion,
@@ -617,7 +656,7 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
         return ok, MULTIWAY, c, d, s, -1, 0.0, md, rho
     if cat_mode == CAT_ONE_VS_REST:
         ok, c, d, s, v, md = best_split_one_vs_rest(
-            kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n, min_w_bin, u)
+            kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n, min_w_bin, u, work)
         if missing_mode == LEARNED and n_miss > 0 and nk >= 1 and u < 0:
             # Also "every known category | the missing ones", as for numbers; it is
             # stored as a subset split with all present categories on the left.
@@ -625,12 +664,13 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
             if _branch_ok(known, miss, kn.sum(), n_miss, criterion, min_leaf_n, min_w_bin):
                 alt = split_loss(known, miss, criterion)
                 if not ok or lower(alt, c):
-                    c2, d2, s2 = _final_scores(known, np.zeros(n_stats), miss, n_miss, np.int64(1),
-                                               criterion, missing_mode)
+                    c2, d2, s2 = _final_scores(known, np.zeros(n_stats), miss, n_miss,
+                                               np.int64(1), criterion, missing_mode,
+                                               work[W_STATS:])
                     return True, CAT_SUBSET, c2, d2, s2, nk, 0.0, 1, rho
         return ok, CAT_BINARY, c, d, s, v, 0.0, md, rho
     ok, c, d, s, nl, md = best_split_ordered(
-        kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n, min_w_bin, u)
+        kb, kc, kn, miss, n_miss, criterion, missing_mode, min_leaf_n, min_w_bin, u, work)
     return ok, CAT_SUBSET, c, d, s, nl, 0.0, md, rho
 
 
@@ -710,7 +750,7 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
         return True, False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
     right = total - best_left
     child, dec, info = _final_scores(best_left, right, miss, n_miss, np.int64(-1), criterion,
-                                     missing_mode)
+                                     missing_mode, np.empty((2, n_stats)))
     thr = np.nan if lo.shape[0] == 0 else midpoint(hi[best_code], lo[next_code])
     return True, True, NUMERIC, child, dec, info, best_code, thr, np.int64(-1), rho
 
@@ -729,6 +769,7 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
     them into :func:`search_node`'s nine arrays (in Python: copying them out in compiled
     code lengthened a cold first fit's compile)."""
     found, kind, res, ints = _outputs(features.shape[0])
+    work = np.empty((WORK_ROWS, n_stats))
     m = idx.shape[0]
     for i in range(features.shape[0]):
         f = features[i]
@@ -752,7 +793,7 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
                                          criterion, hist, hist_n, hist_offsets)
         _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f,
                                   n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
-                                  min_leaf_w, uniforms[i], min_objects),
+                                  min_leaf_w, uniforms[i], min_objects, work),
                found, kind, res, ints)
     return found, kind, res, ints
 

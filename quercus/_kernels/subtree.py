@@ -19,10 +19,10 @@ from ._jit import inner, kernel
 from .complexity import collapses_at_floor, weighted_risk
 from .criteria import GINI, SQUARED_ERROR, impurity
 from .histograms import (_accumulate, build_histograms, compact_histogram, feature_histogram,
-                         sorted_histogram, sorted_positions, subtract_histograms)
+                         sorted_histogram_into, sorted_positions, subtract_histograms)
 from .partition import route, scatter
 from .selection import choose_split
-from .splits import (TIE_EPS, _outputs, _split_missing, _store, _unpack, at_least,
+from .splits import (TIE_EPS, WORK_ROWS, _outputs, _split_missing, _store, _unpack, at_least,
                      category_order, midpoint_of_rows, resolve_threshold, score_histogram)
 from .schema import (CAT_BINARY, CAT_MAP_START, CAT_SUBSET, CATEGORY, DEPTH, FEATURE,
                      FIRST_CHILD, FLOAT_LEAF, FRACTIONAL, IMPURITY, INT_LEAF, KIND, LEARNED,
@@ -171,6 +171,13 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     # order (as the scatter lays out their samples). Tables copied per child would hold
     # the whole table twice at the first split.
     buf = np.empty(m0 if n_ps > 0 else 0, dtype=np.uint16)
+    # Scratch of every node's split search: a presorted feature's histogram (at most a bin
+    # per sample) and the scoring's rows.
+    m_h = m0 if n_ps > 0 else 0
+    h_bins = np.empty(m_h, dtype=np.int64)
+    h_counts = np.empty((m_h, n_stats))
+    h_n = np.empty(m_h, dtype=np.int64)
+    work = np.empty((WORK_ROWS, n_stats))
     stack = [(0, idx0, w0, stats0, used0, np.int64(0), hist0, hist_n0)]
     while len(stack) > 0:
         slot, idx, wi, stats, used, start, hist, hist_n = stack.pop()
@@ -225,15 +232,16 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                                                     hist_n[hist_offsets[f]:hist_offsets[f + 1]])
             elif slot_of[f] >= 0:
                 order = srt0[slot_of[f], start:start + m]
-                bins, counts, n = sorted_histogram(codes[:, f], order, idx, wi, y,
-                                                   y2, n_stats, criterion)
+                n_h = sorted_histogram_into(codes[:, f], order, idx, wi, y, y2, criterion,
+                                            h_bins, h_counts, h_n)
+                bins, counts, n = h_bins[:n_h], h_counts[:n_h], h_n[:n_h]
             else:
                 bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2,
                                                     n_bins[f] + 1, n_stats, criterion)
             _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi,
                                       bin_offsets, f, n_stats, criterion, cat_mode,
                                       missing_mode, min_samples_leaf, min_weight_leaf, -1.0,
-                                      min_objects), o_found, o_kind, o_res, o_ints)
+                                      min_objects, work), o_found, o_kind, o_res, o_ints)
         found, kind, _, dec, info, split_bin, thr, miss_dir, rho = _unpack(
             o_found, o_kind, o_res, o_ints)
         best = choose_split(found, dec, info, gain_ratio)
