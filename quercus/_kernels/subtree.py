@@ -19,7 +19,8 @@ from ._jit import inner, kernel
 from .complexity import collapses_at_floor, weighted_risk
 from .criteria import GINI, SQUARED_ERROR, impurity
 from .histograms import (_accumulate, build_histograms, compact_histogram, feature_histogram,
-                         sorted_histogram_into, sorted_positions, subtract_histograms)
+                         sorted_histogram, sorted_histogram_into,
+                         sorted_positions, subtract_histograms)
 from .partition import route, scatter
 from .selection import choose_split
 from .splits import (TIE_EPS, WORK_ROWS, _outputs, _split_missing, _store, _unpack, at_least,
@@ -38,6 +39,10 @@ PRESORT_MAX_ROWS = 1 << 16
 # read a histogram of their own samples in order, instead of clearing and compacting one
 # of every bin.
 PRESORT_ALL_ROWS = 2048
+# A presorted feature's histogram at a node of at most this many samples is built in the
+# subtree's scratch; a bigger node's in arrays of its own, which the compiled loop fills
+# faster (it knows they overlap nothing) by more than making them costs.
+SCRATCH_MAX_SAMPLES = 256
 
 
 @inner
@@ -173,7 +178,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     buf = np.empty(m0 if n_ps > 0 else 0, dtype=np.uint16)
     # Scratch of every node's split search: a presorted feature's histogram (at most a bin
     # per sample) and the scoring's rows.
-    m_h = m0 if n_ps > 0 else 0
+    m_h = min(m0, SCRATCH_MAX_SAMPLES) if n_ps > 0 else 0
     h_bins = np.empty(m_h, dtype=np.int64)
     h_counts = np.empty((m_h, n_stats))
     h_n = np.empty(m_h, dtype=np.int64)
@@ -232,9 +237,13 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                                                     hist_n[hist_offsets[f]:hist_offsets[f + 1]])
             elif slot_of[f] >= 0:
                 order = srt0[slot_of[f], start:start + m]
-                n_h = sorted_histogram_into(codes[:, f], order, idx, wi, y, y2, criterion,
-                                            h_bins, h_counts, h_n)
-                bins, counts, n = h_bins[:n_h], h_counts[:n_h], h_n[:n_h]
+                if m <= SCRATCH_MAX_SAMPLES:
+                    n_h = sorted_histogram_into(codes[:, f], order, idx, wi, y, y2,
+                                                criterion, h_bins, h_counts, h_n)
+                    bins, counts, n = h_bins[:n_h], h_counts[:n_h], h_n[:n_h]
+                else:
+                    bins, counts, n = sorted_histogram(codes[:, f], order, idx, wi, y,
+                                                       y2, n_stats, criterion)
             else:
                 bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2,
                                                     n_bins[f] + 1, n_stats, criterion)
