@@ -144,7 +144,10 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
     track = np.zeros(p, dtype=np.bool_)
     edges = [np.zeros(0)] * p
     threads = _threads_for(n, numeric.size, max_bins, codes.dtype)
-    if threads > 1:
+    at_once = _exact_at_once(X_enc, numeric, max_bins, n_bins, is_cat)
+    if at_once is not None:
+        codes, values, lo_parts, offsets = at_once
+    elif threads > 1:
         values, lo_parts, offsets = _bin_on_threads(X_enc, numeric, max_bins, lazy, codes,
                                                     n_bins, track, edges, threads)
     else:
@@ -182,6 +185,49 @@ def _threads_for(n, n_numeric, max_bins, code_type):
     if n * n_numeric < THREADS_MIN_CELLS:
         return 1
     return min(numba.get_num_threads(), n_numeric)
+
+
+# A matrix of at most this many numeric cells (and rows) is binned by a few whole-matrix
+# NumPy calls when every numeric column gets exact bins: column by column, the calls per
+# column were most of binning a small table.
+AT_ONCE_MAX_CELLS = 200_000
+
+
+def _exact_at_once(X_enc, numeric, max_bins, n_bins, is_cat):
+    """:func:`bin_features`' codes, value table and offsets (and ``n_bins`` written) when
+    every ``numeric`` column of a small ``X_enc`` gets one bin per distinct value, from
+    one sort of all of them; None otherwise (the column-by-column path then bins them):
+    too many cells, a column with more than ``max_bins`` values, or a -0.0 (which zero a
+    bin keeps depends on the sort, so the column's own sort decides it)."""
+    n = X_enc.shape[0]
+    if (numeric.size == 0 or n * numeric.size > AT_ONCE_MAX_CELLS
+            or n > LAZY_MIN_VALUES):
+        return None
+    Xn = X_enc[:, numeric]
+    if np.signbit(Xn[Xn == 0]).any():
+        return None
+    order = np.argsort(Xn, axis=0, kind="stable")  # NaN last
+    S = np.take_along_axis(Xn, order, axis=0)
+    known = ~np.isnan(S)
+    first = np.empty_like(known)  # the first of each distinct known value, in sort order
+    first[:1] = known[:1]
+    np.logical_and(S[1:] != S[:-1], known[1:], out=first[1:])
+    n_distinct = first.sum(axis=0)
+    if max_bins is not None and n_distinct.max() > max_bins:
+        return None
+    ranks = np.cumsum(first, axis=0) - 1
+    ranks[~known] = np.broadcast_to(n_distinct, ranks.shape)[~known]  # the missing bin
+    n_bins[numeric] = n_distinct
+    codes = np.empty((n, n_bins.size), dtype=code_dtype(int(n_bins.max(initial=0))),
+                     order="F")
+    coded = np.empty((n, numeric.size), dtype=codes.dtype)
+    np.put_along_axis(coded, order, ranks, axis=0)
+    codes[:, numeric] = coded
+    sizes = np.where(is_cat, 0, n_bins)
+    offsets = np.zeros(n_bins.size + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(sizes)
+    values = np.ascontiguousarray(S.T[first.T], dtype=np.float64)  # each column's, in order
+    return codes, values, {}, offsets
 
 
 def _column_bins(col, max_bins, lazy, scratch):
