@@ -104,8 +104,9 @@ def _set_fitted(est, fitted):
     est._explain_data = fitted.explain_data
     if fitted.ccp_alpha is not None:
         est.ccp_alpha_ = fitted.ccp_alpha
-    if fitted.cp_table is not None:
-        est.cp_table_ = fitted.cp_table
+    # The complexity table's columns; the DataFrame is made when first read (cp_table_).
+    est._cp_columns = fitted.cp_table
+    est.__dict__.pop("_cp_frame", None)
     est.pruning_report_ = fitted.pruning_report
 
 
@@ -341,6 +342,32 @@ class _BaseTree(BaseEstimator):
         """
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
+
+    @property
+    def cp_table_(self):
+        """rpart's complexity table of a fit with ``pruning="cost_complexity"`` chosen by
+        cross-validation (a DataFrame, one row per subtree of the weakest-link sequence,
+        from the full tree to the root): ``alpha``, ``cp``, ``n_splits``, ``n_leaves``,
+        ``rel_error``, ``xerror``, ``xstd``. Made when first read: a small fit does not
+        pay for a DataFrame it may never show.
+
+        Examples
+        --------
+        >>> from quercus import CARTClassifier
+        >>> from quercus.datasets import load_watermelon
+        >>> clf = CARTClassifier(pruning="cost_complexity", random_state=0)
+        >>> list(clf.fit(*load_watermelon("2.0")).cp_table_.columns)
+        ['alpha', 'cp', 'n_splits', 'n_leaves', 'rel_error', 'xerror', 'xstd']
+        """
+        columns = self.__dict__.get("_cp_columns")
+        if columns is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute "
+                                 "'cp_table_' (it is made by a fit with "
+                                 "pruning='cost_complexity' and cross-validation)")
+        frame = self.__dict__.get("_cp_frame")
+        if frame is None:
+            frame = self._cp_frame = pd.DataFrame(columns, copy=False)
+        return frame
 
     @property
     def feature_importances_(self):

@@ -12,11 +12,11 @@ parameters (``criterion``, ``max_depth``, ...) are all this module reads of it.
 import numbers
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import lru_cache
 from typing import NamedTuple
 
 import numba
 import numpy as np
-import pandas as pd
 from sklearn.base import clone, is_regressor
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
@@ -56,7 +56,7 @@ class FittedTree(NamedTuple):
     pruning_report: list
     explain_data: BinnedData = None  # the binned training rows kept for explain()
     ccp_alpha: float = None       # the alpha cost-complexity pruning applied, if it did
-    cp_table: pd.DataFrame = None  # the cross-validated complexity table, if one was made
+    cp_table: dict = None  # the cross-validated complexity table's columns, if one was made
 
 
 @contextmanager
@@ -495,10 +495,10 @@ def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X
             # The table starts at the floor's subtree (rpart's tree grown to ``cp``).
             tree, more = prune_at_alpha(target, tree, floor, params.ccp_loss)
             report += more
-        cp_table, columns = cross_validated_table(params, schema, target, tree, X_all, y,
-                                                  w_user, w_all, fold_bins, codes, floor)
-        row = choose_row(columns, params.cv_rule)
-        ccp_alpha = float(columns["alpha"][row])
+        cp_table = cross_validated_table(params, schema, target, tree, X_all, y, w_user,
+                                         w_all, fold_bins, codes, floor)
+        row = choose_row(cp_table, params.cv_rule)
+        ccp_alpha = float(cp_table["alpha"][row])
         tree, more = prune_to_row(target, tree, row, params.ccp_loss)
         report += more
     elif float(params.ccp_alpha) > 0.0:
@@ -516,14 +516,40 @@ def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all,
     """rpart's complexity table of ``tree`` (:func:`quercus._pruning.complexity_table`),
     its folds grown by :func:`fit_encoded` with ``params`` unpruned. ``codes``: a
     classifier's labels of every row as class indices (None: coded from ``y``).
-    ``floor``: the table's smallest alpha, to which the folds grow. Returns (the table,
-    its columns as arrays)."""
-    seed = check_random_state(params.random_state).randint(2**31)
+    ``floor``: the table's smallest alpha, to which the folds grow. Returns the table's
+    columns (a dict of arrays)."""
+    seed = fold_seed(params.random_state)
     fit_fold, scorer = _fold_fitter(params, schema, target, X_all, y, w_user, w_all,
                                     fold_bins)
     return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv, seed,
                             fit_fold, fold_bins, codes, alpha_floor=floor,
                             fold_moments=scorer)
+
+
+def fold_seed(random_state):
+    """What the cross-validation folds are dealt with (``default_splits``' random_state):
+    a seed drawn from ``random_state`` (an int's drawn once per int: making a RandomState
+    costs more than a small fit's folds), or for None the global RandomState itself,
+    which the seed would have been drawn from (a fit without a seed is not repeatable
+    anyway).
+
+    Examples
+    --------
+    >>> fold_seed(0) == fold_seed(0) == np.random.RandomState(0).randint(2**31)
+    True
+    >>> fold_seed(None) is np.random.mtrand._rand
+    True
+    """
+    if random_state is None:
+        return np.random.mtrand._rand
+    if isinstance(random_state, numbers.Integral):
+        return _seed_of(int(random_state))
+    return check_random_state(random_state).randint(2**31)
+
+
+@lru_cache(maxsize=64)
+def _seed_of(random_state):
+    return int(np.random.RandomState(random_state).randint(2**31))
 
 
 def _fold_fitter(params, schema, target, X_all, y, w_user, w_err, fold_bins):
@@ -603,6 +629,7 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
     fixed_counts = all(isinstance(v, numbers.Integral)
                        for v in (params.min_samples_split, params.min_samples_leaf))
     frac_w = float(params.min_weight_fraction_leaf)
+    fold_cfgs = {}  # (sizes, weight, floor) -> the folds' config: most folds share one
 
     def moments(train, test, floor, thresholds, labels, codes):
         m = train.size
@@ -623,8 +650,12 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
         # grow_config's settings of this fold: its sizes and its weight.
         mss, msl = ((cfg.min_samples_split, cfg.min_samples_leaf) if fixed_counts
                     else resolve_counts(params, m, p)[:2])
-        fold_cfg = replace(cfg, min_samples_split=mss, min_samples_leaf=msl,
-                           min_weight_leaf=frac_w * float(w.sum()), risk_floor=floor)
+        key = (mss, msl, frac_w * float(w.sum()) if frac_w else 0.0, floor)
+        fold_cfg = fold_cfgs.get(key)
+        if fold_cfg is None:
+            fold_cfg = fold_cfgs[key] = replace(cfg, min_samples_split=mss,
+                                                min_samples_leaf=msl, min_weight_leaf=key[2],
+                                                risk_floor=floor)
         mean, m2 = table_moments(*whole_tree_tables(data, fold_cfg), data.y, data.n_stats,
                                  regression, cfg.risk_loss, X_all[test], held_out,
                                  w_err[test], thresholds)

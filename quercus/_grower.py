@@ -510,7 +510,14 @@ def whole_tree_tables(data, cfg):
     n, p = data.codes.shape
     root = (0, np.arange(n, dtype=np.int64), data.w, _root_stats(data),
             np.zeros(p, dtype=bool))
-    return _subtree(data, cfg, _subtree_layout(data, cfg), root, 0, float(data.w.sum()))
+    if n < HIST_MIN_SAMPLES:  # no node keeps dense histograms: no layout to work out
+        layout = (not may_spread(data, cfg), _NO_DENSE, np.zeros(p + 1, dtype=np.int64))
+    else:
+        layout = _subtree_layout(data, cfg)
+    return _subtree(data, cfg, layout, root, 0, float(data.w.sum()))
+
+
+_NO_DENSE = np.zeros(0, dtype=np.int64)
 
 
 def _subtree_layout(data, cfg):
@@ -519,8 +526,7 @@ def _subtree_layout(data, cfg):
     presort = not may_spread(data, cfg)
     layout = histogram_layout(data, cfg)
     if layout is None:
-        return presort, np.zeros(0, dtype=np.int64), np.zeros(data.codes.shape[1] + 1,
-                                                               dtype=np.int64)
+        return presort, _NO_DENSE, np.zeros(data.codes.shape[1] + 1, dtype=np.int64)
     return (presort, *layout)
 
 

@@ -477,7 +477,7 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     :func:`_errors_along_path`'s; ``labels`` and ``codes`` as ``fit_fold`` and the scoring
     get them), or None, for the fold to go through ``fit_fold``.
 
-    Returns (the table, its columns as a dict of arrays).
+    Returns the table's columns: a dict of arrays (a DataFrame takes it as it is).
     """
     import pandas as pd
     from sklearn.model_selection import check_cv
@@ -572,7 +572,7 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
                "n_splits": n_int, "n_leaves": n_leaves,
                "rel_error": risks / risk_root if risk_root > 0 else risks,
                "xerror": xerror, "xstd": xstd}
-    return pd.DataFrame(columns, copy=False), columns  # (the arrays are the table's alone)
+    return columns
 
 
 def _moments(errors):
