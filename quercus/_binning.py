@@ -187,9 +187,11 @@ def _threads_for(n, n_numeric, max_bins, code_type):
     return min(numba.get_num_threads(), n_numeric)
 
 
-# A matrix of at most this many numeric cells (and rows) is binned by a few whole-matrix
-# NumPy calls when every numeric column gets exact bins: column by column, the calls per
-# column were most of binning a small table.
+# A table of at most this many rows and numeric cells is binned by a few whole-matrix NumPy
+# calls when every numeric column gets exact bins: column by column, the calls per column
+# were most of binning a small table. (On longer columns one sort of the whole block is
+# slower than a sort per column.)
+AT_ONCE_MAX_ROWS = 1024
 AT_ONCE_MAX_CELLS = 200_000
 
 
@@ -197,24 +199,23 @@ def _exact_at_once(X_enc, numeric, max_bins, n_bins, is_cat):
     """:func:`bin_features`' codes, value table and offsets (and ``n_bins`` written) when
     every ``numeric`` column of a small ``X_enc`` gets one bin per distinct value, from
     one sort of all of them; None otherwise (the column-by-column path then bins them):
-    too many cells, a column with more than ``max_bins`` values, or a -0.0 (which zero a
-    bin keeps depends on the sort, so the column's own sort decides it)."""
+    too many rows or cells, more rows than ``max_bins`` (a column might need quantile
+    bins), or a -0.0 (which zero a bin keeps depends on the sort, so the column's own
+    sort decides it). (Rows below ``LAZY_MIN_VALUES``: every column keeps its table.)"""
     n = X_enc.shape[0]
-    if (numeric.size == 0 or n * numeric.size > AT_ONCE_MAX_CELLS
-            or n > LAZY_MIN_VALUES):
+    if (numeric.size == 0 or n > AT_ONCE_MAX_ROWS or n * numeric.size > AT_ONCE_MAX_CELLS
+            or (max_bins is not None and n > max_bins)):
         return None
     Xn = X_enc[:, numeric]
     if np.signbit(Xn[Xn == 0]).any():
         return None
-    order = np.argsort(Xn, axis=0, kind="stable")  # NaN last
+    order = np.argsort(Xn, axis=0)  # NaN last; ties in any order (the same codes)
     S = np.take_along_axis(Xn, order, axis=0)
     known = ~np.isnan(S)
     first = np.empty_like(known)  # the first of each distinct known value, in sort order
     first[:1] = known[:1]
     np.logical_and(S[1:] != S[:-1], known[1:], out=first[1:])
     n_distinct = first.sum(axis=0)
-    if max_bins is not None and n_distinct.max() > max_bins:
-        return None
     ranks = np.cumsum(first, axis=0) - 1
     ranks[~known] = np.broadcast_to(n_distinct, ranks.shape)[~known]  # the missing bin
     n_bins[numeric] = n_distinct
