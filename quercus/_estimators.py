@@ -76,7 +76,7 @@ _COMMON_PARAMS_DOC = """    splitter : {"best", "random"}, default="best"
         Threads for the split search and for prediction: None or -1 all cores, -2 all but
         one. The tree does not depend on it: each feature is searched by one thread.
     random_state : int, RandomState or None, default=None
-        Seeds ``max_features`` and ``splitter="random"``.
+        Seeds ``max_features``, ``splitter="random"`` and the cross-validation folds.
 """
 
 
