@@ -250,6 +250,8 @@ def _auto_categorical(col, name, is_frame):
 
 
 def _value_kind(col, name):
+    if isinstance(col, pd.Series) and col.dtype == object:
+        col = col.to_numpy()  # (the same values: infer_dtype reads an array faster)
     kind = pd.api.types.infer_dtype(col, skipna=True)
     if kind in ("string", "boolean") or kind in _NUMERIC_KINDS:
         return kind
