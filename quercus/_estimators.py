@@ -110,6 +110,35 @@ def _set_fitted(est, fitted):
     est.pruning_report_ = fitted.pruning_report
 
 
+def _check_names(est, X, reset):
+    """``validate_data(est, X, reset=reset, skip_check_array=True)``: ``est``'s
+    ``feature_names_in_`` and ``n_features_in_`` set (``reset``) or checked against X's.
+    A pandas DataFrame whose column names are all ``str`` takes a direct path (on a
+    small table scikit-learn's, through narwhals, was a noticeable part of a fit or a
+    prediction): set, its names as scikit-learn stores them; checked, the same names in
+    the same order pass. Anything else goes to scikit-learn for its rules and messages.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from quercus import CARTClassifier
+    >>> est = CARTClassifier()
+    >>> _check_names(est, pd.DataFrame({"a": [1], "b": [2]}), reset=True)
+    >>> est.feature_names_in_.tolist(), est.n_features_in_
+    (['a', 'b'], 2)
+    """
+    if isinstance(X, pd.DataFrame) and all(type(c) is str for c in X.columns):
+        names = np.asarray(X.columns, dtype=object)
+        if reset:
+            est.feature_names_in_ = names
+            est.n_features_in_ = X.shape[1]
+            return
+        fitted = getattr(est, "feature_names_in_", None)
+        if fitted is not None and len(fitted) == len(names) and (fitted == names).all():
+            return
+    validate_data(est, X, reset=reset, skip_check_array=True)
+
+
 class _BaseTree(BaseEstimator):
     """Fitting, routing and inspection shared by classifiers and regressors."""
 
@@ -132,7 +161,7 @@ class _BaseTree(BaseEstimator):
         self._validate_params()
         X = _prepare.as_2d(X, min_samples=2)
         with trimmed_after(X.shape[0] * X.shape[1]):
-            validate_data(self, X, reset=True, skip_check_array=True)
+            _check_names(self, X, reset=True)
             fitted = fit_tree(self, X, y, sample_weight, eval_set,
                               from_columns=self._reads_only_bins(eval_set))
         _set_fitted(self, fitted)
@@ -225,7 +254,7 @@ class _BaseTree(BaseEstimator):
     def _encode(self, X, any_order=False, inf_checked_later=False):
         check_is_fitted(self, "tree_")
         X = _prepare.as_2d(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
+        _check_names(self, X, reset=False)
         return _prepare.encode(X, self.schema_, any_order, inf_checked_later)
 
     def _node_outputs(self):
