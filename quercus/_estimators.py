@@ -110,6 +110,11 @@ def _set_fitted(est, fitted):
     est.pruning_report_ = fitted.pruning_report
 
 
+# Parameter sets that passed scikit-learn's validation (see _BaseTree._validate_params).
+_VALID_PARAMS = set()
+_VALID_PARAMS_MAX = 256
+
+
 def _check_names(est, X, reset):
     """``validate_data(est, X, reset=reset, skip_check_array=True)``: ``est``'s
     ``feature_names_in_`` and ``n_features_in_`` set (``reset``) or checked against X's.
@@ -156,6 +161,36 @@ class _BaseTree(BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.allow_nan = True
         return tags
+
+    def _validate_params(self):
+        """scikit-learn's parameter validation, once per class and set of parameter values:
+        a set that passed passes again without it (on a small table, validating was a
+        noticeable part of a fit). Values that cannot be hashed (a ``class_weight``
+        dict, a list) are validated every time.
+
+        Examples
+        --------
+        >>> from quercus import CARTClassifier
+        >>> CARTClassifier(max_depth=3)._validate_params()  # validated, then remembered
+        >>> try:
+        ...     CARTClassifier(max_depth=-1)._validate_params()
+        ... except ValueError as e:
+        ...     print(str(e).split(" must")[0])
+        The 'max_depth' parameter of CARTClassifier
+        """
+        try:
+            key = (type(self), tuple((name, type(value), value)
+                                     for name, value in self.get_params(deep=False).items()))
+            known = key in _VALID_PARAMS
+        except TypeError:  # (an unhashable value)
+            key, known = None, False
+        if known:
+            return
+        super()._validate_params()
+        if key is not None:
+            if len(_VALID_PARAMS) >= _VALID_PARAMS_MAX:
+                _VALID_PARAMS.clear()
+            _VALID_PARAMS.add(key)
 
     def _fit(self, X, y, sample_weight, eval_set=None):
         self._validate_params()

@@ -460,3 +460,30 @@ def test_an_infinite_number_in_a_float_matrix_at_predict_names_its_column(n_rows
     X_new[n_rows - 2, 1] = np.nan
     nodes = clf.apply(X_new)
     assert nodes.shape == (n_rows,) and (clf.tree_.kind[nodes] == LEAF).all()
+
+
+def test_parameters_are_validated_once_per_set_of_values(monkeypatch):
+    from sklearn.base import BaseEstimator
+
+    from quercus import CARTClassifier, CARTRegressor
+    calls = []
+    original = BaseEstimator._validate_params
+    monkeypatch.setattr(BaseEstimator, "_validate_params",
+                        lambda self: calls.append(type(self).__name__) or original(self))
+    X, y = np.arange(12.0).reshape(6, 2), np.array([0, 1] * 3)
+    CARTClassifier(max_depth=4, cp=0.0123).fit(X, y)
+    CARTClassifier(max_depth=4, cp=0.0123).fit(X, y)  # the same values: not again
+    assert calls == ["CARTClassifier"]
+    CARTRegressor(max_depth=4, cp=0.0123).fit(X, y)  # another class
+    CARTClassifier(max_depth=5, cp=0.0123).fit(X, y)  # another value
+    CARTClassifier(max_depth=4, cp=0.0123, class_weight={0: 1, 1: 2}).fit(X, y)  # a dict
+    CARTClassifier(max_depth=4, cp=0.0123, class_weight={0: 1, 1: 2}).fit(X, y)
+    assert calls == ["CARTClassifier", "CARTRegressor"] + ["CARTClassifier"] * 3
+    with pytest.raises(ValueError, match="'max_depth' parameter"):
+        CARTClassifier(max_depth=-4).fit(X, y)  # invalid values are never remembered
+    with pytest.raises(ValueError, match="'max_depth' parameter"):
+        CARTClassifier(max_depth=-4).fit(X, y)
+    # 2 passed, and 2.0 == 2, but a float is a fraction of the rows (at most 1).
+    CARTClassifier(max_depth=4, cp=0.0123, min_samples_split=2).fit(X, y)
+    with pytest.raises(ValueError, match="'min_samples_split' parameter"):
+        CARTClassifier(max_depth=4, cp=0.0123, min_samples_split=2.0).fit(X, y)
