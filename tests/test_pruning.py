@@ -1823,3 +1823,20 @@ def test_cv_folds_share_the_threads_from_a_thousand_cells(monkeypatch):
         assert Xs.size < _pruning.FOLD_THREADS_MIN_CELLS
         CARTClassifier(pruning="cost_complexity", n_jobs=2).fit(Xs, ys)
     assert seen == [2, 1, 1]
+
+
+def test_cp_table_belongs_to_the_last_fit_and_is_made_once():
+    from quercus import CARTClassifier
+    from quercus.datasets import load_watermelon
+    X, y = load_watermelon("2.0")
+    est = CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y)
+    table = est.cp_table_
+    assert isinstance(table, pd.DataFrame) and est.cp_table_ is table  # made when first read
+    assert est.ccp_alpha_ in table["alpha"].tolist()  # the chosen row's
+    est.set_params(pruning=None).fit(X, y)
+    assert not hasattr(est, "cp_table_")  # a fit without cross-validation has none
+    with pytest.raises(AttributeError, match="pruning='cost_complexity'"):
+        est.cp_table_
+    again = est.set_params(pruning="cost_complexity").fit(X, y).cp_table_
+    assert again is not table
+    pd.testing.assert_frame_equal(again, table, check_exact=True)
