@@ -104,6 +104,8 @@ def _set_fitted(est, fitted):
     est._explain_data = fitted.explain_data
     if fitted.ccp_alpha is not None:
         est.ccp_alpha_ = fitted.ccp_alpha
+    else:
+        est.__dict__.pop("ccp_alpha_", None)  # (a refit's, not the previous fit's)
     # The complexity table's columns; the DataFrame is made when first read (cp_table_).
     est._cp_columns = fitted.cp_table
     est.__dict__.pop("_cp_frame", None)

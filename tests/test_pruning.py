@@ -1825,7 +1825,7 @@ def test_cv_folds_share_the_threads_from_a_thousand_cells(monkeypatch):
     assert seen == [2, 1, 1]
 
 
-def test_cp_table_belongs_to_the_last_fit_and_is_made_once():
+def test_cp_table_and_alpha_belong_to_the_last_fit_and_the_table_is_made_once():
     from quercus import CARTClassifier
     from quercus.datasets import load_watermelon
     X, y = load_watermelon("2.0")
@@ -1835,6 +1835,7 @@ def test_cp_table_belongs_to_the_last_fit_and_is_made_once():
     assert est.ccp_alpha_ in table["alpha"].tolist()  # the chosen row's
     est.set_params(pruning=None).fit(X, y)
     assert not hasattr(est, "cp_table_")  # a fit without cross-validation has none
+    assert not hasattr(est, "ccp_alpha_")  # nor, unpruned, a pruning alpha
     with pytest.raises(AttributeError, match="pruning='cost_complexity'"):
         est.cp_table_
     again = est.set_params(pruning="cost_complexity").fit(X, y).cp_table_
