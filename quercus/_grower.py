@@ -510,21 +510,20 @@ def whole_tree_tables(data, cfg):
     n, p = data.codes.shape
     root = (0, np.arange(n, dtype=np.int64), data.w, _root_stats(data),
             np.zeros(p, dtype=bool))
-    if n < HIST_MIN_SAMPLES:  # no node keeps dense histograms: no layout to work out
-        layout = (not may_spread(data, cfg), _NO_DENSE, np.zeros(p + 1, dtype=np.int64))
-    else:
-        layout = _subtree_layout(data, cfg)
+    # (Below HIST_MIN_SAMPLES rows no node keeps dense histograms: no layout to work out.)
+    layout = _subtree_layout(data, cfg, dense=n >= HIST_MIN_SAMPLES)
     return _subtree(data, cfg, layout, root, 0, float(data.w.sum()))
 
 
 _NO_DENSE = np.zeros(0, dtype=np.int64)
 
 
-def _subtree_layout(data, cfg):
-    """(presort, dense features, histogram offsets) of :func:`_subtree`'s calls."""
+def _subtree_layout(data, cfg, dense=True):
+    """(presort, dense features, histogram offsets) of :func:`_subtree`'s calls; none
+    dense without ``dense``."""
     # Presorting needs every sample in exactly one child.
     presort = not may_spread(data, cfg)
-    layout = histogram_layout(data, cfg)
+    layout = histogram_layout(data, cfg) if dense else None
     if layout is None:
         return presort, _NO_DENSE, np.zeros(data.codes.shape[1] + 1, dtype=np.int64)
     return (presort, *layout)

@@ -613,7 +613,7 @@ def choose_row(table, rule):
 
 def choose_alpha(table, rule):
     """The alpha of :func:`choose_row`'s row."""
-    return float(table["alpha"].to_numpy()[choose_row(table, rule)])
+    return float(np.asarray(table["alpha"])[choose_row(table, rule)])
 
 
 def prune_to_row(target, tree, row, loss="impurity"):

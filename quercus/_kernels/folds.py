@@ -9,8 +9,8 @@ risk (``quercus._pruning.node_risk``) and class (``quercus._target.majority``), 
 as NumPy adds them (:func:`numpy_sum`), then ``held_out_moments``.
 ``tests/test_pruning.py`` compares the tables with the Python path's to the bit.
 
-(Growing the fold in the same kernel call would link ``grow_subtree``'s code into it: a
-compile of 12 s more for each of its variants.)
+(Growing the fold in the same kernel call would link ``grow_subtree``'s code into it and
+compile it again for each of its variants: see docs/internals.md.)
 """
 
 import numpy as np
