@@ -20,8 +20,10 @@ from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR, impurity,
                                 criterion_code)  # noqa: F401 (criterion_code: re-export)
 from ._kernels.histograms import (class_totals, feature_histogram, fill_histograms,
                                   subtract_histograms)
-from ._kernels.partition import route, scatter
-from ._kernels.splits import (TIE_EPS, Candidates, _split_missing, at_least, category_order,
+from ._kernels.node import may_split as _may_split_rule
+from ._kernels.node import settle_node, split_branches
+from ._kernels.partition import scatter
+from ._kernels.splits import (TIE_EPS, Candidates, _split_missing, category_order,
                               resolve_threshold, search_features, unpack_search)
 from ._kernels.schema import (CAT_BINARY, CAT_MAP_START, CAT_MULTIWAY, CAT_SUBSET,
                               FIRST_CHILD, FLOAT_COLUMNS, FRACTIONAL, INT_COLUMNS, LEARNED,
@@ -35,7 +37,6 @@ from ._threads import in_order, over_features
 from ._tree import TreeArrays, TreeBuilder
 
 MISSING_CODES = {"fractional": FRACTIONAL, "surrogate": SURROGATE, "learned": LEARNED}
-_EPSILON = np.finfo(np.float64).eps
 # Features with at most this many bins (missing bin included) keep dense histograms that
 # children inherit: the larger child of a binary split gets its histograms by subtracting
 # its sibling's from its parent's, without reading its samples. Below HIST_MIN_SAMPLES
@@ -138,9 +139,9 @@ class GrowConfig:
     # _kernels/complexity.py; R(t) as a share of the root's weight) is below ``risk_floor``
     # is a leaf. It is one in every subtree of the weakest-link sequence at alphas from
     # risk_floor up (R(t) bounds its subtree's g(t)), so those subtrees are unchanged.
-    # The subtree kernel also makes a leaf of a node whose chosen split cannot survive at
-    # the floor whatever its children do (``complexity.collapses_at_floor``): an economy
-    # only, the subtrees from the floor up are the same.
+    # A node whose chosen split cannot survive at the floor whatever its children do
+    # (``complexity.collapses_at_floor``) is a leaf too, in the configurations the subtree
+    # kernel grows: an economy only, the subtrees from the floor up are the same.
     risk_floor: float = 0.0
     risk_loss: int = 0
 
@@ -306,6 +307,10 @@ def grow(data, cfg, rng, validation=None):
     stats0 = _root_stats(data)
     total_w = float(w0.sum())
     floor_w = risk_floor_weight(cfg, total_w)
+    # A split that collapses at the floor is not made (an economy: the subtrees from the
+    # floor up are the same) where nothing else depends on the node's growth: with no
+    # random draws to shift and a criterion whose children's risk its stats give.
+    collapse_floor = floor_w if in_kernel else 0.0
     tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)
     _expect_regression_tree(data, cfg, tree, [(n, 0)])
@@ -336,27 +341,18 @@ def grow(data, cfg, rng, validation=None):
             deferred.append((node, idx, wi, stats, used))
             continue
         value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
-        weight = wi.sum()  # (summed once: the rules below all read it)
+        depth = int(tree["depth"][node])
+        imp, weight, searchable = settle_node(
+            stats, imp, idx, wi, data.y, data.is_regression, depth, cfg.max_depth,
+            cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_weight_leaf,
+            float(cfg.min_objects), floor_w, cfg.risk_loss)
         tree["value"][node] = value
         tree["impurity"][node] = imp
         tree["weighted_n_node_samples"][node] = weight
         tree["n_node_samples"][node] = idx.size
-        depth = int(tree["depth"][node])
+        if not searchable:
+            continue
         m = idx.size
-        if data.is_regression:
-            # A constant target is pure whatever rounding leaves in its impurity (the
-            # Poisson deviance of a constant is a difference of two equal sums).
-            y_here = data.y[idx]
-            pure = imp <= _EPSILON or y_here.min() == y_here.max()
-            if pure:
-                imp = 0.0
-                tree["impurity"][node] = 0.0
-        else:
-            pure = np.count_nonzero(stats > 0) <= 1
-        if pure or not may_split(cfg, depth, m, weight):
-            continue
-        if floor_w > 0.0 and weighted_risk(stats, imp, weight, cfg.risk_loss) < floor_w:
-            continue
         features = all_features[~used]
         if features.size == 0:
             continue
@@ -393,14 +389,24 @@ def grow(data, cfg, rng, validation=None):
         threshold = float(cands.threshold[best])
         if k == NUMERIC and np.isnan(threshold):
             threshold = data.threshold_of(f, idx, split_bin)
+        cat_map = np.zeros(1, dtype=np.int64)
+        if k == CAT_SUBSET:
+            cat_map = _subset_map(data, cfg, idx, wi, f, split_bin)
+        branch, known_w, any_missing, missing_child, gone = split_branches(
+            data.codes[:, f], data.n_bins[f], k, split_bin, cat_map, idx, wi,
+            cfg.missing_mode, int(cands.miss_dir[best]), stats, imp, weight, data.y,
+            data.y2, data.n_stats, data.is_regression, cfg.criterion,
+            criterion_for_stats(data), cfg.risk_loss, collapse_floor)
+        if gone:
+            continue
         mark = (tree.count, len(stack), {k_: len(v) for k_, v in tree.flat.items()})
         # The node's rows are handed over, so that the split can drop them once they are
         # in its children's (at the root of a big fit, 16 bytes a row less at its peak).
-        rows = [idx, wi]
-        del idx, wi
+        rows = [idx, wi, branch]
+        del idx, wi, branch
         _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, threshold,
-                    int(cands.miss_dir[best]), float(cands.rho[best]), depth, val,
-                    validation, (layout, hist), unit)
+                    (known_w, any_missing, missing_child, cat_map), float(cands.rho[best]),
+                    depth, val, validation, (layout, hist), unit)
         if val is not None:
             pays, split_err, leaf_err = _split_pays_on_validation(data, cfg, tree, node, val,
                                                                   validation)
@@ -631,14 +637,13 @@ def _splice(tree, node, ints, flts, count, cat_map, sur_ints, sur_flts):
 
 
 # The kernels' rule run as plain Python: the same arithmetic, no compiled call per node.
-_at_least = at_least.py_func
 
 
 def may_split(cfg, depth, m, weight):
-    """The size and depth rules allow splitting a node of ``m`` samples and ``weight``."""
-    return not (depth >= cfg.max_depth or m < cfg.min_samples_split
-                or m < 2 * cfg.min_samples_leaf or weight < _at_least(2 * cfg.min_weight_leaf)
-                or weight < _at_least(2 * cfg.min_objects))
+    """The size and depth rules allow splitting a node of ``m`` samples and ``weight``
+    (:func:`quercus._kernels.node.may_split`, the subtree kernel's rule)."""
+    return _may_split_rule(depth, m, weight, cfg.max_depth, cfg.min_samples_split,
+                           cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_objects)
 
 
 def histogram_layout(data, cfg):
@@ -791,39 +796,22 @@ def _root_stats(data):
     return class_totals(data.y, data.w, data.n_stats)
 
 
-def _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, thr, miss_dir,
+def _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, thr, routed,
                 rho, depth, val=None, validation=None, hists=(None, None), unit=False):
     """Split ``node`` and push its children on ``stack``. ``rows`` is the list [samples,
-    weights] of the node, emptied here: the caller keeps no reference to them, so they go
-    as soon as the children have theirs. ``unit``: every weight is 1 and stays 1 (no
-    sample is spread), so the children's weights are views of ``data.w``."""
-    idx, wi = rows
+    weights, branches] of the node, emptied here: the caller keeps no reference to them,
+    so they go as soon as the children have theirs. ``routed``: the rest of what
+    ``split_branches`` said of the split (known weight per child, whether any sample
+    misses the attribute, the missing child) and its categories' children (``cat_map``).
+    ``unit``: every weight is 1 and stays 1 (no sample is spread), so the children's
+    weights are views of ``data.w``."""
+    idx, wi, branch = rows
     rows.clear()
+    known_w, any_missing, missing_child, cat_map = routed
     nbf = int(data.n_bins[f])
     n_children = nbf if k == MULTIWAY else 2
-    cat_map = np.zeros(1, dtype=np.int64)
-    if k == CAT_SUBSET:
-        cat_map = _subset_map(data, cfg, idx, wi, f, split_bin)
-    branch = route(data.codes[:, f], idx, k, split_bin, cat_map, nbf)
-    missing = branch < 0
-    any_missing = bool(missing.any())
-    # (Without a missing value, no masked copies of the node's branches and weights: at
-    # the root of a big fit they were 16 bytes a row on top of the split's own arrays.)
-    known_w = (np.bincount(branch[~missing], weights=wi[~missing], minlength=n_children)
-               if any_missing else np.bincount(branch, weights=wi, minlength=n_children))
-    # The heavier branch; of two equal ones the right, as scikit-learn sends missing values
-    # at a node that saw none (missing_go_to_left = n_left > n_right).
-    if n_children > 2:
-        majority = int(np.argmax(known_w))
-    else:
-        majority = 0 if known_w[0] > known_w[1] + 1e-12 * max(1.0, known_w[1]) else 1
     shares = known_w / known_w.sum() if known_w.sum() > 0 else known_w
-    missing_child = majority
-    if cfg.missing_mode == LEARNED and miss_dir >= 0:
-        missing_child = miss_dir
     if k == CAT_SUBSET:
-        # Categories absent from this node follow the bigger side.
-        cat_map[cat_map < 0] = majority
         tree["cat_map_start"][node] = len(tree.flat["cat_map"])
         tree.flat["cat_map"].extend(cat_map)
     tree["missing_mode"][node] = cfg.missing_mode
@@ -836,12 +824,12 @@ def _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, thr, 
             route_missing(data.codes, data.n_bins, data.bin_hi, data.bin_offsets, idx,
                           branch, sur_i, sur_f, missing_child, *data.value_args)
     elif cfg.missing_mode != FRACTIONAL and any_missing:
-        branch[missing] = missing_child
+        branch[branch < 0] = missing_child
     tree["missing_child"][node] = missing_child
     child_idx, child_w, offsets, child_stats, child_n = scatter(
         idx, wi, branch, n_children, shares, data.y, data.y2, data.n_stats,
         criterion_for_stats(data), unit)
-    del branch, missing, idx, wi
+    del branch, idx, wi
     if unit:
         child_w = data.w[:child_idx.size]
     first = tree.add(n_children, depth + 1)

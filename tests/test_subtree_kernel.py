@@ -223,13 +223,25 @@ def test_choose_split_follows_the_selection_rule():
 
 
 def test_python_and_kernel_minimum_weight_bounds_agree_to_the_bit():
-    # The Python grower and the subtree kernel decide "may this node split" alike only if
-    # they lower the minimum weights by exactly the same rounding allowance.
-    from quercus._grower import _at_least
-    from quercus._kernels.splits import at_least
-    for bound in (0.0, 1e-300, 0.5, 2.0, 2.5, 4.0, 25.0, 1e6, 3.0e15):
-        assert _at_least(bound) == at_least(bound)
-        assert _at_least(bound) < bound or bound == 0.0
+    # The Python grower (its size rules read in Python) and the compiled settle step
+    # decide "may this node split" alike only if they lower the minimum weights by exactly
+    # the same rounding allowance: weights at and a few ulps around each bound.
+    from quercus._kernels.node import settle_node
+    cfg = _cfg(min_weight_leaf=0.0)
+    stats = np.array([1.0, 1.0])
+    idx, y = np.arange(2), np.array([0.0, 1.0])
+    for bound in (1e-300, 0.5, 2.0, 2.5, 4.0, 25.0, 1e6, 3.0e15):
+        cfg.min_weight_leaf = bound / 2
+        for weight in (bound, np.nextafter(bound, 0.0), bound * (1 - 1e-12),
+                       bound * (1 - 1e-8), np.nextafter(bound, np.inf)):
+            wi = np.array([weight, 0.0])
+            python = grower.may_split(cfg, 0, 2, weight)
+            kernel = settle_node(stats, 0.5, idx, wi, y, False, 0, cfg.max_depth,
+                                 cfg.min_samples_split, cfg.min_samples_leaf,
+                                 cfg.min_weight_leaf, 0.0, 0.0, 0)[2]
+            assert python == kernel, (bound, weight)
+        assert grower.may_split(cfg, 0, 2, bound)
+        assert bound < 0.5 or not grower.may_split(cfg, 0, 2, bound * (1 - 1e-6))
 
 
 def test_subtrees_are_capped_in_rows_and_the_cap_keeps_the_tree(monkeypatch):
@@ -336,3 +348,33 @@ def test_presorted_positions_fit_two_bytes_and_bigger_nodes_sort_per_node(monkey
     assert n + 1 > 4 * 65_536 + 256
     assert kernel.node_count >= 7  # the kernel split its node, and a child again
     _assert_same_tree(python, kernel)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: CARTClassifier(ccp_alpha=0.004, max_surrogate=0),
+    lambda: CARTRegressor(ccp_alpha=30.0, max_surrogate=0),
+], ids=["classifier", "regressor"])
+def test_both_growers_leave_a_leaf_where_a_split_collapses_at_the_floor(monkeypatch, make):
+    # A split that no subtree from the cost-complexity floor up keeps is not made, by the
+    # Python grower's big nodes as by the subtree kernel: the grown (unpruned) trees are
+    # the same, and smaller than without the floor.
+    import quercus._fit as fit
+    X, y = load_digits(return_X_y=True)
+    if make().__class__ is CARTRegressor:
+        X, y = load_diabetes(return_X_y=True)
+    grown = {}
+
+    def recording(*args, **kw):
+        out = grower.grow(*args, **kw)
+        grown["tree"] = out[0]
+        return out
+
+    monkeypatch.setattr(fit, "grow", recording)
+    trees = {}
+    for limit in (-1, 10**9):
+        _with_limit(monkeypatch, limit, make(), X, y)
+        trees[limit] = grown["tree"]
+    _assert_same_tree(trees[-1], trees[10**9])
+    monkeypatch.setattr(grower, "SUBTREE_MAX_SAMPLES", -1)
+    make().set_params(ccp_alpha=0.0).fit(X, y)
+    assert grown["tree"].node_count > trees[-1].node_count

@@ -3,8 +3,10 @@
 Deep trees are mostly small nodes, and for a small node the Python around the split search
 (the stack, the tree arrays, a handful of kernel calls) costs more than the search. When a
 node is small enough, the grower hands it here and this kernel grows everything below it
-with exactly the Python grower's rules and node order (depth first, first child first,
-children numbered contiguously when their parent splits), so the tree is the same.
+with the Python grower's node order (depth first, first child first, children numbered
+contiguously when their parent splits) and the same rules: whether a node is searched and
+how a split routes its samples are the functions of :mod:`quercus._kernels.node`, which
+the Python grower calls too. So the tree is the same.
 
 It serves every configuration without per-node randomness or Python-side work: no
 ``max_features`` draw, no random splitter, no validation set (pre-pruning), no absolute
@@ -16,23 +18,22 @@ surrogates.py).
 import numpy as np
 
 from ._jit import inner, kernel
-from .complexity import collapses_at_floor, weighted_risk
 from .criteria import GINI, SQUARED_ERROR, impurity
-from .histograms import (_accumulate, build_histograms, compact_histogram, feature_histogram,
+from .histograms import (build_histograms, compact_histogram, feature_histogram,
                          sorted_histogram, sorted_histogram_into,
                          sorted_positions, subtract_histograms)
-from .partition import route, scatter
+from .node import branches, collapses, may_split, settle
+from .partition import scatter
 from .selection import choose_split
-from .splits import (TIE_EPS, WORK_ROWS, _outputs, _split_missing, _store, _unpack, at_least,
+from .splits import (TIE_EPS, WORK_ROWS, _outputs, _split_missing, _store, _unpack,
                      category_order, midpoint_of_rows, resolve_threshold, score_histogram)
 from .schema import (CAT_BINARY, CAT_MAP_START, CAT_SUBSET, CATEGORY, DEPTH, FEATURE,
-                     FIRST_CHILD, FLOAT_LEAF, FRACTIONAL, IMPURITY, INT_LEAF, KIND, LEARNED,
+                     FIRST_CHILD, FLOAT_LEAF, FRACTIONAL, IMPURITY, INT_LEAF, KIND,
                      MISSING_CHILD, MISSING_MODE, MULTIWAY, N_CHILDREN, N_INT, N_SAMPLES,
                      NUMERIC, RHO, SUR_COUNT, SUR_START, THRESHOLD, VALUE, WEIGHT)
 from .surrogates import all_surrogates, follow_surrogates, keep_surrogates
 from .tables import grown, ordered_sum
 
-_EPSILON = np.finfo(np.float64).eps
 # The most rows a subtree presorts: its orders hold positions in uint16.
 PRESORT_MAX_ROWS = 1 << 16
 # A subtree of at most this many rows presorts every numeric feature: its small nodes then
@@ -187,35 +188,20 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     while len(stack) > 0:
         slot, idx, wi, stats, used, start, hist, hist_n = stack.pop()
         m = idx.shape[0]
-        weight = 0.0
-        for i in range(m):
-            weight += wi[i]
         imp = impurity(stats, criterion)
         if regression:
             flts[slot, VALUE] = stats[1] / stats[0]
-            y_min = np.inf
-            y_max = -np.inf
-            for i in range(m):
-                y_min = min(y_min, y[idx[i]])
-                y_max = max(y_max, y[idx[i]])
-            pure = imp <= _EPSILON or y_min == y_max
-            if pure:
-                imp = 0.0
         else:
-            n_present = 0
             for k in range(n_out):
                 flts[slot, VALUE + k] = stats[k]
-                if stats[k] > 0:
-                    n_present += 1
-            pure = n_present <= 1
+        depth = ints[slot, DEPTH]
+        imp, weight, searchable = settle(stats, imp, idx, wi, y, regression, depth, max_depth,
+                                         min_samples_split, min_samples_leaf,
+                                         min_weight_leaf, min_objects, risk_floor, risk_loss)
         flts[slot, IMPURITY] = imp
         flts[slot, WEIGHT] = weight
         ints[slot, N_SAMPLES] = m
-        depth = ints[slot, DEPTH]
-        if pure or not _may_split(depth, m, weight, max_depth, min_samples_split,
-                                  min_samples_leaf, min_weight_leaf, min_objects):
-            continue
-        if risk_floor > 0.0 and weighted_risk(stats, imp, weight, risk_loss) < risk_floor:
+        if not searchable:
             continue
         n_feat = np.int64(0)
         for f in range(p):
@@ -278,27 +264,14 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             if k == CAT_SUBSET:
                 cat_map = _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion,
                                       split_bin[best])
-        branch = route(codes[:, f], idx, k, split_bin[best], cat_map, nbf)
-        known_w = np.zeros(n_children)
-        any_missing = False
-        for i in range(m):
-            if branch[i] >= 0:
-                known_w[branch[i]] += wi[i]
-            else:
-                any_missing = True
-        if n_children > 2:
-            majority = np.argmax(known_w)
-        else:
-            majority = 0 if known_w[0] > known_w[1] + 1e-12 * max(1.0, known_w[1]) else 1
-        if risk_floor > 0.0 and _collapses(stats, imp, weight, branch, idx, wi, y, y2,
-                                           n_children, n_stats, regression, criterion,
-                                           stat_crit, risk_loss, risk_floor):
+        branch, known_w, any_missing, missing_child = branches(
+            codes[:, f], nbf, k, split_bin[best], cat_map, idx, wi, missing_mode,
+            miss_dir[best])
+        if collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
+                     regression, criterion, stat_crit, risk_loss, risk_floor):
             continue
         known_total = ordered_sum(known_w)
         shares = known_w / known_total if known_total > 0 else known_w
-        missing_child = majority
-        if missing_mode == LEARNED and miss_dir[best] >= 0:
-            missing_child = miss_dir[best]
         if k == CAT_SUBSET:
             if n_cat + nbf > cat_maps.shape[0]:
                 bigger = np.empty(max(2 * cat_maps.shape[0], n_cat + nbf), dtype=np.int64)
@@ -306,8 +279,6 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                     bigger[c] = cat_maps[c]
                 cat_maps = bigger
             for c in range(nbf):
-                if cat_map[c] < 0:
-                    cat_map[c] = majority
                 cat_maps[n_cat + c] = cat_map[c]
             ints[slot, CAT_MAP_START] = n_cat
             n_cat += nbf
@@ -368,9 +339,9 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                     if child_stats[c, k] > 0:
                         present += 1
                 wants[c] = (m_c >= hist_min_samples and present > 1
-                            and _may_split(depth + 1, m_c, c_weight[c], max_depth,
-                                           min_samples_split, min_samples_leaf,
-                                           min_weight_leaf, min_objects))
+                            and may_split(depth + 1, m_c, c_weight[c], max_depth,
+                                          min_samples_split, min_samples_leaf,
+                                          min_weight_leaf, min_objects))
             big = 0 if offsets[1] - offsets[0] >= offsets[2] - offsets[1] else 1
             small = 1 - big
             if wants[big]:
@@ -426,28 +397,6 @@ def _add_surrogates(codes, n_bins, cat, features, bin_lo, bin_hi, bin_offsets, f
     return keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
                            max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride,
                            x_col_stride, x_rows)
-
-
-@inner
-def _collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats, regression,
-               criterion, stat_crit, risk_loss, risk_floor):
-    """The chosen split of a node (``branch``: each sample's child, -1 missing) is
-    collapsed at every alpha from the cost-complexity floor up
-    (:func:`collapses_at_floor`, the children's stats from their known samples)."""
-    child_stats = np.zeros((n_children, n_stats))
-    for i in range(idx.shape[0]):
-        if branch[i] >= 0:
-            _accumulate(child_stats, branch[i], y[idx[i]], y2[idx[i]], wi[i], stat_crit)
-    return collapses_at_floor(weighted_risk(stats, imp, weight, risk_loss), child_stats,
-                              regression, criterion, risk_loss, risk_floor)
-
-
-@inner
-def _may_split(depth, m, weight, max_depth, min_samples_split, min_samples_leaf,
-               min_weight_leaf, min_objects):
-    """The size and depth rules allow splitting a node (the grower's ``may_split``)."""
-    return not (depth >= max_depth or m < min_samples_split or m < 2 * min_samples_leaf
-                or weight < at_least(2 * min_weight_leaf) or weight < at_least(2 * min_objects))
 
 
 @inner

@@ -1,0 +1,191 @@
+"""The rules of one node, said once for both growers.
+
+Whether a node may be split, and how a chosen split sends its samples to the children,
+are decided here for the Python grower's big nodes (``_grower.grow``, through the two
+kernels :func:`settle_node` and :func:`split_branches`) and for the subtree kernel's small
+ones (:func:`quercus._kernels.subtree.grow_subtree`, through the same functions compiled
+into it), so that a rule is changed in one place and both growers grow the same tree.
+"""
+
+import numpy as np
+
+from ._jit import inner, kernel
+from .complexity import collapses_at_floor, weighted_risk
+from .histograms import _accumulate
+from .partition import route
+from .schema import CAT_SUBSET, LEARNED, MULTIWAY
+from .splits import at_least
+
+_EPSILON = np.finfo(np.float64).eps
+
+
+@inner
+def may_split(depth, m, weight, max_depth, min_samples_split, min_samples_leaf,
+              min_weight_leaf, min_objects):
+    """Whether the depth and size rules allow splitting a node of ``m`` samples and
+    ``weight`` at ``depth`` (a weight bound passes at :func:`at_least` of itself).
+
+    Examples
+    --------
+    >>> may_split(0, 10, 10.0, 5, 2, 1, 0.0, 0.0), may_split(5, 10, 10.0, 5, 2, 1, 0.0, 0.0)
+    (True, False)
+    >>> may_split(0, 3, 3.0, 5, 2, 2, 0.0, 0.0)   # two leaves of 2 need 4 samples
+    False
+    """
+    return not (depth >= max_depth or m < min_samples_split or m < 2 * min_samples_leaf
+                or weight < at_least(2 * min_weight_leaf) or weight < at_least(2 * min_objects))
+
+
+@inner
+def settle(stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_split,
+           min_samples_leaf, min_weight_leaf, min_objects, risk_floor, risk_loss):
+    """A node's weight and whether it is worth a split search.
+
+    The node (samples ``idx``, weights ``wi``, stats ``stats``, impurity ``imp``) is a
+    leaf when it is pure (one class present; a regressor's: a constant target, whatever
+    rounding leaves in its impurity), when :func:`may_split` says so, or when its risk is
+    below the cost-complexity floor ``risk_floor`` (0: none; :func:`weighted_risk` with
+    loss ``risk_loss``). Returns (impurity, 0 for a pure regression node, weight summed in
+    sample order, searchable).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> idx, wi, y = np.arange(3), np.ones(3), np.array([0.0, 1.0, 1.0])
+    >>> settle(np.array([1.0, 2.0]), 0.44, idx, wi, y, False, 0, 5, 2, 1, 0.0, 0.0, 0.0, 0)
+    (0.44, 3.0, True)
+    >>> settle(np.array([0.0, 3.0]), 0.0, idx, wi, y, False, 0, 5, 2, 1, 0.0, 0.0, 0.0, 0)
+    (0.0, 3.0, False)
+    """
+    m = idx.shape[0]
+    weight = 0.0
+    for i in range(m):
+        weight += wi[i]
+    if regression:
+        y_min = np.inf
+        y_max = -np.inf
+        for i in range(m):
+            y_min = min(y_min, y[idx[i]])
+            y_max = max(y_max, y[idx[i]])
+        pure = imp <= _EPSILON or y_min == y_max
+        if pure:
+            imp = 0.0
+    else:
+        n_present = 0
+        for k in range(stats.shape[0]):
+            if stats[k] > 0:
+                n_present += 1
+        pure = n_present <= 1
+    if pure or not may_split(depth, m, weight, max_depth, min_samples_split,
+                             min_samples_leaf, min_weight_leaf, min_objects):
+        return imp, weight, False
+    if risk_floor > 0.0 and weighted_risk(stats, imp, weight, risk_loss) < risk_floor:
+        return imp, weight, False
+    return imp, weight, True
+
+
+@inner
+def majority_child(known_w):
+    """The child that takes what no rule sends elsewhere: the heaviest (by the samples
+    whose branch is known); of two equal ones the right, as scikit-learn sends missing
+    values at a node that saw none (``missing_go_to_left = n_left > n_right``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> majority_child(np.array([2.0, 2.0])), majority_child(np.array([3.0, 1.0, 4.0]))
+    (1, 2)
+    """
+    if known_w.shape[0] > 2:
+        return np.argmax(known_w)
+    return 0 if known_w[0] > known_w[1] + 1e-12 * max(1.0, known_w[1]) else 1
+
+
+@inner
+def branches(codes_f, nbf, k, split_bin, cat_map, idx, wi, missing_mode, miss_dir):
+    """Where a split (kind ``k`` on bin ``split_bin``, ``cat_map`` for a subset split, of a
+    feature of ``nbf`` bins) sends each of the node's samples.
+
+    Returns (branch: each sample's child, -1 when it misses the attribute; the known
+    samples' weight per child; whether any sample misses it; the missing child: the
+    learned direction ``miss_dir`` under ``LEARNED``, else :func:`majority_child`). The
+    categories of a subset split absent from the node (``cat_map`` -1) follow the
+    majority, written into ``cat_map``.
+    """
+    n_children = nbf if k == MULTIWAY else 2
+    branch = route(codes_f, idx, k, split_bin, cat_map, nbf)
+    known_w = np.zeros(n_children)
+    any_missing = False
+    for i in range(idx.shape[0]):
+        if branch[i] >= 0:
+            known_w[branch[i]] += wi[i]
+        else:
+            any_missing = True
+    majority = majority_child(known_w)
+    missing_child = majority
+    if missing_mode == LEARNED and miss_dir >= 0:
+        missing_child = miss_dir
+    if k == CAT_SUBSET:
+        for c in range(nbf):
+            if cat_map[c] < 0:
+                cat_map[c] = majority
+    return branch, known_w, any_missing, missing_child
+
+
+@inner
+def collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats, regression,
+              criterion, stat_crit, risk_loss, risk_floor):
+    """Whether the chosen split of a node (``branch``: each sample's child, -1 missing) is
+    collapsed at every alpha from the cost-complexity floor up
+    (:func:`collapses_at_floor`, the children's stats from their known samples): the node
+    is then a leaf. Never without a floor (``risk_floor`` 0)."""
+    if risk_floor <= 0.0:
+        return False
+    child_stats = np.zeros((n_children, n_stats))
+    for i in range(idx.shape[0]):
+        if branch[i] >= 0:
+            _accumulate(child_stats, branch[i], y[idx[i]], y2[idx[i]], wi[i], stat_crit)
+    return collapses_at_floor(weighted_risk(stats, imp, weight, risk_loss), child_stats,
+                              regression, criterion, risk_loss, risk_floor)
+
+
+@kernel
+def settle_node(stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_split,
+                min_samples_leaf, min_weight_leaf, min_objects, risk_floor, risk_loss):
+    """:func:`settle` for the Python grower.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> idx, wi, y = np.arange(2), np.ones(2), np.array([1.5, 1.5])
+    >>> settle_node(np.array([2.0, 3.0, 4.5]), 1e-17, idx, wi, y, True, 0, 5, 2, 1, 0.0,
+    ...             0.0, 0.0, 0)   # a constant target: pure
+    (0.0, 2.0, False)
+    """
+    return settle(stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_split,
+                  min_samples_leaf, min_weight_leaf, min_objects, risk_floor, risk_loss)
+
+
+@kernel
+def split_branches(codes_f, nbf, k, split_bin, cat_map, idx, wi, missing_mode, miss_dir,
+                   stats, imp, weight, y, y2, n_stats, regression, criterion, stat_crit,
+                   risk_loss, risk_floor):
+    """:func:`branches` and :func:`collapses` for the Python grower: (branch, known
+    weights per child, any missing, missing child, collapses).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([0, 1, 2, 3], dtype=np.uint8)   # bin 3: missing
+    >>> branch, known_w, miss, child, gone = split_branches(
+    ...     codes, 3, 1, 0, np.zeros(1, np.int64), np.arange(4), np.ones(4), 1, -1,
+    ...     np.array([2.0, 2.0]), 0.5, 4.0, np.array([0., 1., 1., 0.]),
+    ...     np.array([0., 1., 1., 0.]), 2, False, 1, 1, 0, 0.0)
+    >>> branch.tolist(), known_w.tolist(), miss, child, gone
+    ([0, 1, 1, -1], [1.0, 2.0], True, 1, False)
+    """
+    branch, known_w, any_missing, missing_child = branches(
+        codes_f, nbf, k, split_bin, cat_map, idx, wi, missing_mode, miss_dir)
+    gone = collapses(stats, imp, weight, branch, idx, wi, y, y2, known_w.shape[0], n_stats,
+                     regression, criterion, stat_crit, risk_loss, risk_floor)
+    return branch, known_w, any_missing, missing_child, gone
