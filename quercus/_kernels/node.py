@@ -52,10 +52,12 @@ def settle(stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_spl
     --------
     >>> import numpy as np
     >>> idx, wi, y = np.arange(3), np.ones(3), np.array([0.0, 1.0, 1.0])
-    >>> settle(np.array([1.0, 2.0]), 0.44, idx, wi, y, False, 0, 5, 2, 1, 0.0, 0.0, 0.0, 0)
-    (0.44, 3.0, True)
-    >>> settle(np.array([0.0, 3.0]), 0.0, idx, wi, y, False, 0, 5, 2, 1, 0.0, 0.0, 0.0, 0)
-    (0.0, 3.0, False)
+    >>> imp, weight, ok = settle(np.array([1.0, 2.0]), 0.44, idx, wi, y, False, 0, 5, 2, 1,
+    ...                          0.0, 0.0, 0.0, 0)
+    >>> float(weight), ok
+    (3.0, True)
+    >>> settle(np.array([0.0, 3.0]), 0.0, idx, wi, y, False, 0, 5, 2, 1, 0.0, 0.0, 0.0, 0)[2]
+    False
     """
     m = idx.shape[0]
     weight = 0.0
@@ -93,8 +95,10 @@ def majority_child(known_w):
     Examples
     --------
     >>> import numpy as np
-    >>> majority_child(np.array([2.0, 2.0])), majority_child(np.array([3.0, 1.0, 4.0]))
-    (1, 2)
+    >>> int(majority_child(np.array([2.0, 2.0])))
+    1
+    >>> int(majority_child(np.array([3.0, 1.0, 4.0])))
+    2
     """
     if known_w.shape[0] > 2:
         return np.argmax(known_w)
@@ -158,8 +162,9 @@ def settle_node(stats, imp, idx, wi, y, regression, depth, max_depth, min_sample
     --------
     >>> import numpy as np
     >>> idx, wi, y = np.arange(2), np.ones(2), np.array([1.5, 1.5])
-    >>> settle_node(np.array([2.0, 3.0, 4.5]), 1e-17, idx, wi, y, True, 0, 5, 2, 1, 0.0,
-    ...             0.0, 0.0, 0)   # a constant target: pure
+    >>> imp, weight, ok = settle_node(np.array([2.0, 3.0, 4.5]), 1e-17, idx, wi, y, True, 0,
+    ...                               5, 2, 1, 0.0, 0.0, 0.0, 0)   # a constant target: pure
+    >>> float(imp), float(weight), bool(ok)
     (0.0, 2.0, False)
     """
     return settle(stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_split,
@@ -181,7 +186,7 @@ def split_branches(codes_f, nbf, k, split_bin, cat_map, idx, wi, missing_mode, m
     ...     codes, 3, 1, 0, np.zeros(1, np.int64), np.arange(4), np.ones(4), 1, -1,
     ...     np.array([2.0, 2.0]), 0.5, 4.0, np.array([0., 1., 1., 0.]),
     ...     np.array([0., 1., 1., 0.]), 2, False, 1, 1, 0, 0.0)
-    >>> branch.tolist(), known_w.tolist(), miss, child, gone
+    >>> branch.tolist(), known_w.tolist(), bool(miss), int(child), bool(gone)
     ([0, 1, 1, -1], [1.0, 2.0], True, 1, False)
     """
     branch, known_w, any_missing, missing_child = branches(
