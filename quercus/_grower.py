@@ -54,6 +54,8 @@ PARALLEL_MIN_CELLS = 100_000
 # depend on the number of threads: which nodes are deferred decides the nodes' numbering,
 # and the tree must be the same, numbered alike, on any number of them ...
 SUBTREE_MAX_SAMPLES = 2048
+# The most big nodes one step of the Python grower searches together.
+FRONTIER_WIDTH = 4
 SUBTREES_PER_FIT = 8
 # ... but no more than this many: a subtree's presorted orders (exact attributes with more
 # values than its rows) take 2 bytes a row and attribute (positions within the subtree,
@@ -335,92 +337,151 @@ def grow(data, cfg, rng, validation=None):
     del idx0, w0, hist0
     log = []  # pre-pruning decisions
     deferred = []  # small nodes whose subtrees the kernel grows once the top is done
+    # Nodes taken off the stack at each step: a constant, so that the node numbering
+    # does not depend on the machine. One at a time where a node's random draws or its
+    # validation test must come in the order of a depth-first walk.
+    width = FRONTIER_WIDTH if in_kernel else 1
     while stack:
-        node, idx, wi, stats, used, val, hist = stack.pop()
-        if in_kernel and idx.size <= limit:
-            deferred.append((node, idx, wi, stats, used))
-            continue
-        value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
-        depth = int(tree["depth"][node])
-        imp, weight, searchable = settle_node(
-            stats, imp, idx, wi, data.y, data.is_regression, depth, cfg.max_depth,
-            cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_weight_leaf,
-            float(cfg.min_objects), floor_w, cfg.risk_loss)
-        tree["value"][node] = value
-        tree["impurity"][node] = imp
-        tree["weighted_n_node_samples"][node] = weight
-        tree["n_node_samples"][node] = idx.size
-        if not searchable:
-            continue
-        m = idx.size
-        features = all_features[~used]
-        if features.size == 0:
-            continue
-        if cfg.max_features < features.size:
-            features = np.sort(rng.choice(features, size=cfg.max_features, replace=False))
-        uniforms = (rng.random(features.size) if cfg.random_splitter
-                    else np.full(features.size, -1.0))
-        if cfg.criterion == ABSOLUTE_ERROR:
-            cands = Candidates(*ae_search_node(
-                data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
-                features, idx, wi, data.y, cfg.cat_mode, cfg.missing_mode,
-                cfg.min_samples_leaf, cfg.min_weight_leaf, uniforms))
-        else:
-            hargs = _hist_args(data, layout, hist)
-
-            def search(pos):
-                return search_features(
-                    data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi,
-                    data.bin_offsets, features[pos], idx, wi, data.y, data.y2, data.n_stats,
-                    cfg.criterion, cfg.cat_mode, cfg.missing_mode, cfg.min_samples_leaf,
-                    cfg.min_weight_leaf, uniforms[pos], float(cfg.min_objects), *hargs,
-                    stream)
-
-            cands = unpack_search(
-                *over_features(search, features.size, threads_for(m * features.size)))
-        best = choose_split(cands.found, cands.decrease, cands.split_info, cfg.gain_ratio)
-        if best < 0:
-            continue
-        if weight / total_w * cands.decrease[best] + TIE_EPS < cfg.min_impurity_decrease:
-            continue
-        f = int(features[best])
-        k = int(cands.kind[best])
-        split_bin = int(cands.split_bin[best])
-        threshold = float(cands.threshold[best])
-        if k == NUMERIC and np.isnan(threshold):
-            threshold = data.threshold_of(f, idx, split_bin)
-        cat_map = np.zeros(1, dtype=np.int64)
-        if k == CAT_SUBSET:
-            cat_map = _subset_map(data, cfg, idx, wi, f, split_bin)
-        branch, known_w, any_missing, missing_child, gone = split_branches(
-            data.codes[:, f], data.n_bins[f], k, split_bin, cat_map, idx, wi,
-            cfg.missing_mode, int(cands.miss_dir[best]), stats, imp, weight, data.y,
-            data.y2, data.n_stats, data.is_regression, cfg.criterion,
-            criterion_for_stats(data), cfg.risk_loss, collapse_floor)
-        if gone:
-            continue
-        mark = (tree.count, len(stack), {k_: len(v) for k_, v in tree.flat.items()})
-        # The node's rows are handed over, so that the split can drop them once they are
-        # in its children's (at the root of a big fit, 16 bytes a row less at its peak).
-        rows = [idx, wi, branch]
-        del idx, wi, branch
-        _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, threshold,
-                    (known_w, any_missing, missing_child, cat_map), float(cands.rho[best]),
-                    depth, val, validation, (layout, hist), unit)
-        if val is not None:
-            pays, split_err, leaf_err = _split_pays_on_validation(data, cfg, tree, node, val,
-                                                                  validation)
-            if not pays:
-                _undo_split(tree, stack, node, mark)
-                log.append({"node": node, "feature": f, "leaves_removed": 0,
-                            "error_before": split_err, "error_after": leaf_err,
-                            "reason": "pre-pruning: the split does not lower the validation "
-                                      "error" if cfg.strict else
-                                      "pre-pruning: the split raises the validation error"})
+        # The step's frontier: each node settled (leaf, small node for the kernel, or to
+        # search), then every (node, feature) searched in one parallel call, then each
+        # searched node split, its children pushed for the steps to come.
+        frontier = []
+        for _ in range(min(width, len(stack))):
+            node, idx, wi, stats, used, val, hist = stack.pop()
+            if in_kernel and idx.size <= limit:
+                deferred.append((node, idx, wi, stats, used))
+                continue
+            value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
+            depth = int(tree["depth"][node])
+            imp, weight, searchable = settle_node(
+                stats, imp, idx, wi, data.y, data.is_regression, depth, cfg.max_depth,
+                cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_weight_leaf,
+                float(cfg.min_objects), floor_w, cfg.risk_loss)
+            tree["value"][node] = value
+            tree["impurity"][node] = imp
+            tree["weighted_n_node_samples"][node] = weight
+            tree["n_node_samples"][node] = idx.size
+            features = all_features[~used]
+            if not searchable or features.size == 0:
+                continue
+            if cfg.max_features < features.size:
+                features = np.sort(rng.choice(features, size=cfg.max_features,
+                                              replace=False))
+            uniforms = (rng.random(features.size) if cfg.random_splitter
+                        else np.full(features.size, -1.0))
+            frontier.append(_Pending(node, [idx, wi], stats, used, val, hist, imp, weight,
+                                     depth, features, uniforms))
+        del idx, wi, hist
+        found = _search_frontier(data, cfg, layout, frontier, stream)
+        for pending, cands in zip(frontier, found):
+            best = choose_split(cands.found, cands.decrease, cands.split_info, cfg.gain_ratio)
+            if best >= 0 and (pending.weight / total_w * cands.decrease[best] + TIE_EPS
+                              >= cfg.min_impurity_decrease):
+                _split_best(data, cfg, tree, stack, pending, cands, best, collapse_floor,
+                            validation, layout, unit, log)
+            pending.rows.clear()  # (a node's rows go with its step, split or not)
+        del frontier, found
     if deferred:
         _memory.release_if_big(n * p)  # (what the top nodes' searches freed)
     _grow_below(data, cfg, tree, deferred, total_w)
     return tree.freeze(), log
+
+
+class _Pending:
+    """A node of a step's frontier, settled and to be searched: its samples and weights
+    (``rows``, a list the split empties), stats, the multiway attributes used above it,
+    its validation rows, histograms, impurity, weight, depth and the features to search
+    with their random-splitter draws."""
+
+    __slots__ = ("node", "rows", "stats", "used", "val", "hist", "imp", "weight", "depth",
+                 "features", "uniforms")
+
+    def __init__(self, *values):
+        for name, value in zip(self.__slots__, values):
+            setattr(self, name, value)
+
+
+def _search_frontier(data, cfg, layout, frontier, stream):
+    """The :class:`Candidates` of every node of ``frontier``: every (node, feature) pair
+    searched in one call shared out to the fit's threads (absolute error: each node by
+    its own parallel kernel)."""
+    if cfg.criterion == ABSOLUTE_ERROR:
+        return [Candidates(*ae_search_node(
+            data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
+            pn.features, pn.rows[0], pn.rows[1], data.y, cfg.cat_mode, cfg.missing_mode,
+            cfg.min_samples_leaf, cfg.min_weight_leaf, pn.uniforms)) for pn in frontier]
+    if not frontier:
+        return []
+    sizes = np.array([pn.features.size for pn in frontier], dtype=np.int64)
+    starts = np.zeros(len(frontier) + 1, dtype=np.int64)
+    starts[1:] = np.cumsum(sizes)
+    hargs = [_hist_args(data, layout, pn.hist) for pn in frontier]
+
+    def search(pos):
+        # ``pos`` is increasing: the pairs of each node come together, in feature order.
+        nodes = np.searchsorted(starts, pos, side="right") - 1
+        parts = []
+        for j in np.unique(nodes):
+            pn = frontier[j]
+            local = pos[nodes == j] - starts[j]
+            parts.append(search_features(
+                data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi,
+                data.bin_offsets, pn.features[local], pn.rows[0], pn.rows[1], data.y, data.y2,
+                data.n_stats, cfg.criterion, cfg.cat_mode, cfg.missing_mode,
+                cfg.min_samples_leaf, cfg.min_weight_leaf, pn.uniforms[local],
+                float(cfg.min_objects), *hargs[j], stream))
+        if len(parts) == 1:
+            return parts[0]
+        return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+
+    cells = sum(pn.rows[0].size * pn.features.size for pn in frontier)
+    found, kind, res, ints = over_features(search, int(starts[-1]), threads_for(cells))
+    return [unpack_search(found[s:e], kind[s:e], res[s:e], ints[s:e])
+            for s, e in zip(starts[:-1], starts[1:])]
+
+
+def _split_best(data, cfg, tree, stack, pending, cands, best, collapse_floor, validation,
+                layout, unit, log):
+    """Split ``pending``'s node by its candidate ``best`` (unless the split collapses at
+    the floor, or pre-pruning refuses it: logged in ``log``) and push its children."""
+    node, idx, wi = pending.node, pending.rows[0], pending.rows[1]
+    f = int(pending.features[best])
+    k = int(cands.kind[best])
+    split_bin = int(cands.split_bin[best])
+    threshold = float(cands.threshold[best])
+    if k == NUMERIC and np.isnan(threshold):
+        threshold = data.threshold_of(f, idx, split_bin)
+    cat_map = np.zeros(1, dtype=np.int64)
+    if k == CAT_SUBSET:
+        cat_map = _subset_map(data, cfg, idx, wi, f, split_bin)
+    branch, known_w, any_missing, missing_child, gone = split_branches(
+        data.codes[:, f], data.n_bins[f], k, split_bin, cat_map, idx, wi,
+        cfg.missing_mode, int(cands.miss_dir[best]), pending.stats, pending.imp,
+        pending.weight, data.y, data.y2, data.n_stats, data.is_regression, cfg.criterion,
+        criterion_for_stats(data), cfg.risk_loss, collapse_floor)
+    if gone:
+        return
+    mark = (tree.count, len(stack), {k_: len(v) for k_, v in tree.flat.items()})
+    # The node's rows are handed over, so that the split can drop them once they are in
+    # its children's (at the root of a big fit, 16 bytes a row less at its peak).
+    rows = pending.rows
+    rows.append(branch)
+    del idx, wi, branch
+    val = pending.val
+    _split_node(data, cfg, tree, stack, node, rows, pending.used, f, k, split_bin, threshold,
+                (known_w, any_missing, missing_child, cat_map), float(cands.rho[best]),
+                pending.depth, val, validation, (layout, pending.hist), unit)
+    pending.hist = None
+    if val is not None:
+        pays, split_err, leaf_err = _split_pays_on_validation(data, cfg, tree, node, val,
+                                                              validation)
+        if not pays:
+            _undo_split(tree, stack, node, mark)
+            log.append({"node": node, "feature": f, "leaves_removed": 0,
+                        "error_before": split_err, "error_after": leaf_err,
+                        "reason": "pre-pruning: the split does not lower the validation "
+                                  "error" if cfg.strict else
+                                  "pre-pruning: the split raises the validation error"})
 
 
 def may_spread(data, cfg):

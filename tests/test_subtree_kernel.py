@@ -378,3 +378,28 @@ def test_both_growers_leave_a_leaf_where_a_split_collapses_at_the_floor(monkeypa
     monkeypatch.setattr(grower, "SUBTREE_MAX_SAMPLES", -1)
     make().set_params(ccp_alpha=0.0).fit(X, y)
     assert grown["tree"].node_count > trees[-1].node_count
+
+
+@pytest.mark.parametrize("make", [
+    lambda: CARTClassifier(max_depth=7),
+    lambda: C45Classifier(),
+    lambda: CARTRegressor(max_depth=6),
+], ids=["cart", "c45", "regressor"])
+def test_the_python_grower_s_steps_grow_the_same_tree_whatever_their_width(monkeypatch,
+                                                                         make):
+    # Each step of the Python grower searches several nodes' features together: however
+    # many, every node gets its own candidates, so the tree is the depth-first one.
+    # (Big enough that the nodes of a step keep histograms of their own.)
+    from sklearn.datasets import make_classification, make_regression
+    if make().__class__ is CARTRegressor:
+        X, y = make_regression(6000, 8, n_informative=4, noise=5.0, random_state=0)
+    else:
+        X, y = make_classification(6000, 8, n_informative=5, n_classes=3, random_state=0)
+    X = np.round(X, 1)
+    X[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan
+    trees = {}
+    for width in (1, 3, grower.FRONTIER_WIDTH):
+        monkeypatch.setattr(grower, "FRONTIER_WIDTH", width)
+        trees[width] = _with_limit(monkeypatch, -1, make(), X, y)
+    for width in (3, grower.FRONTIER_WIDTH):
+        _assert_same_tree(trees[1], trees[width])
