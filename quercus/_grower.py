@@ -373,14 +373,25 @@ def grow(data, cfg, rng, validation=None):
                                      depth, features, uniforms))
         del idx, wi, hist
         found = _search_frontier(data, cfg, layout, frontier, stream)
+        splits = []
         for pending, cands in zip(frontier, found):
             best = choose_split(cands.found, cands.decrease, cands.split_info, cfg.gain_ratio)
             if best >= 0 and (pending.weight / total_w * cands.decrease[best] + TIE_EPS
                               >= cfg.min_impurity_decrease):
-                _split_best(data, cfg, tree, stack, pending, cands, best, collapse_floor,
-                            validation, layout, unit, log)
+                split = _split_best(data, cfg, tree, pending, cands, best, collapse_floor,
+                                    validation, unit, log)
+                if split is not None:
+                    splits.append(split)
             pending.rows.clear()  # (a node's rows go with its step, split or not)
+            pending.hist = None
         del frontier, found
+        # The children's histograms, all in one call: the step's histogram work is a sum
+        # over rows. Then the children are pushed, each node's first child on top.
+        hists = _step_histograms(data, layout, splits)
+        for (kids, _), kid_hists in zip(splits, hists):
+            for c, item in reversed(kids):
+                stack.append(item + (kid_hists[c] if c < 2 else None,))
+        del splits, hists
     if deferred:
         _memory.release_if_big(n * p)  # (what the top nodes' searches freed)
     _grow_below(data, cfg, tree, deferred, total_w)
@@ -440,10 +451,11 @@ def _search_frontier(data, cfg, layout, frontier, stream):
             for s, e in zip(starts[:-1], starts[1:])]
 
 
-def _split_best(data, cfg, tree, stack, pending, cands, best, collapse_floor, validation,
-                layout, unit, log):
-    """Split ``pending``'s node by its candidate ``best`` (unless the split collapses at
-    the floor, or pre-pruning refuses it: logged in ``log``) and push its children."""
+def _split_best(data, cfg, tree, pending, cands, best, collapse_floor, validation, unit,
+                log):
+    """Split ``pending``'s node by its candidate ``best``, unless the split collapses at
+    the floor, or pre-pruning refuses it (logged in ``log``): then None. Returns what
+    :func:`_split_node` returns."""
     node, idx, wi = pending.node, pending.rows[0], pending.rows[1]
     f = int(pending.features[best])
     k = int(cands.kind[best])
@@ -460,28 +472,30 @@ def _split_best(data, cfg, tree, stack, pending, cands, best, collapse_floor, va
         pending.weight, data.y, data.y2, data.n_stats, data.is_regression, cfg.criterion,
         criterion_for_stats(data), cfg.risk_loss, collapse_floor)
     if gone:
-        return
-    mark = (tree.count, len(stack), {k_: len(v) for k_, v in tree.flat.items()})
+        return None
+    mark = (tree.count, {k_: len(v) for k_, v in tree.flat.items()})
     # The node's rows are handed over, so that the split can drop them once they are in
     # its children's (at the root of a big fit, 16 bytes a row less at its peak).
     rows = pending.rows
     rows.append(branch)
     del idx, wi, branch
     val = pending.val
-    _split_node(data, cfg, tree, stack, node, rows, pending.used, f, k, split_bin, threshold,
-                (known_w, any_missing, missing_child, cat_map), float(cands.rho[best]),
-                pending.depth, val, validation, (layout, pending.hist), unit)
-    pending.hist = None
+    split = _split_node(data, cfg, tree, node, rows, pending.used, f, k, split_bin,
+                        threshold, (known_w, any_missing, missing_child, cat_map),
+                        float(cands.rho[best]), pending.depth, val, validation,
+                        pending.hist, unit)
     if val is not None:
         pays, split_err, leaf_err = _split_pays_on_validation(data, cfg, tree, node, val,
                                                               validation)
         if not pays:
-            _undo_split(tree, stack, node, mark)
+            _undo_split(tree, node, mark)
             log.append({"node": node, "feature": f, "leaves_removed": 0,
                         "error_before": split_err, "error_after": leaf_err,
                         "reason": "pre-pruning: the split does not lower the validation "
                                   "error" if cfg.strict else
                                   "pre-pruning: the split raises the validation error"})
+            return None
+    return split
 
 
 def may_spread(data, cfg):
@@ -730,19 +744,29 @@ def node_histograms(data, layout, idx, wi):
 
 
 def _dense_histograms(data, layout, idx, wi):
-    """The dense histograms of ``layout``'s features over ``idx``, features shared out to
-    the fit's threads when the work is big."""
+    """The dense histograms of ``layout``'s features over ``idx``."""
+    return _dense_histograms_of(data, layout, [(idx, wi)])[0]
+
+
+def _dense_histograms_of(data, layout, rows):
+    """The dense histograms (hist, hist_n) of ``layout``'s features over each (samples,
+    weights) of ``rows``: every (rows, feature) pair in one call shared out to the fit's
+    threads when the work is big. Each is a sum over its rows, in sample order."""
     features, offsets = layout
-    hist = np.zeros((int(offsets[-1]), data.n_stats))
-    hist_n = np.zeros(int(offsets[-1]), dtype=np.int64)
+    size = int(offsets[-1])
+    out = [(np.zeros((size, data.n_stats)), np.zeros(size, dtype=np.int64)) for _ in rows]
     crit = criterion_for_stats(data)
+    p = features.size
 
     def fill(pos):
-        fill_histograms(hist, hist_n, data.codes, features[pos], offsets, idx, wi, data.y,
-                        data.y2, crit)
+        for j in np.unique(pos // p):
+            (idx, wi), (hist, hist_n) = rows[j], out[j]
+            fill_histograms(hist, hist_n, data.codes, features[pos[pos // p == j] % p],
+                            offsets, idx, wi, data.y, data.y2, crit)
 
-    over_features(fill, features.size, threads_for(idx.size * features.size))
-    return hist, hist_n
+    cells = sum(idx.size for idx, _ in rows) * p
+    over_features(fill, len(rows) * p, threads_for(cells))
+    return out
 
 
 def _hist_args(data, layout, hist):
@@ -753,16 +777,16 @@ def _hist_args(data, layout, hist):
     return hist[0], hist[1], layout[1]
 
 
-def _children_histograms(data, cfg, hists, child_idx, child_w, offsets, child_stats,
-                         depth, spread):
-    """Histograms of the two children of a binary split: the smaller one's from its
-    samples, the larger one's by subtraction; None for a child that will not split or is
-    small. C4.5's fractional copies (``spread``) put a sample in both children, so there
-    the parent's counts are not the sum of the children's: no subtraction."""
-    layout, parent = hists
-    out = [None, None]
+def _histogram_request(cfg, parent, child_w, offsets, child_stats, depth, spread):
+    """Which children of a binary split keep histograms: (the parent's, the smaller
+    child, the larger, whether the smaller keeps its own), or None (:func:`_split_node`
+    adds the smaller child's rows). The larger child's
+    come by subtraction, so it keeps them only if the smaller's are built; a child keeps
+    them when it is big enough, may split and is not pure. C4.5's fractional copies
+    (``spread``) put a sample in both children, so there the parent's counts are not the
+    sum of the children's: no subtraction."""
     if parent is None or spread or offsets.shape[0] != 3:
-        return out
+        return None
     n = offsets[1:] - offsets[:-1]
     big = int(np.argmax(n))
     small = 1 - big
@@ -773,12 +797,23 @@ def _children_histograms(data, cfg, hists, child_idx, child_w, offsets, child_st
                 and np.count_nonzero(child_stats[c] > 0) > 1)
 
     if not wanted(big):
+        return None
+    return parent, small, big, wanted(small)
+
+
+def _step_histograms(data, layout, splits):
+    """The children's histograms of a step's ``splits`` (as :func:`_split_node` returns
+    them), a pair (hist, hist_n) or None per child: the smaller child's of each request
+    built from its rows (all of them in one call), the larger's by subtraction."""
+    out = [[None, None] for _ in splits]
+    asked = [(j, req) for j, (_, req) in enumerate(splits) if req is not None]
+    if not asked:
         return out
-    s, e = offsets[small], offsets[small + 1]
-    h_small = _dense_histograms(data, layout, child_idx[s:e], child_w[s:e])
-    out[big] = subtract_histograms(parent[0], parent[1], *h_small)
-    if wanted(small):
-        out[small] = h_small
+    built = _dense_histograms_of(data, layout, [req[4] for _, req in asked])
+    for (j, (parent, small, big, keep_small, _)), h_small in zip(asked, built):
+        out[j][big] = subtract_histograms(parent[0], parent[1], *h_small)
+        if keep_small:
+            out[j][small] = h_small
     return out
 
 
@@ -836,10 +871,9 @@ def _validation_shares(tree, node, Xv, wv):
         a["cat_map_start"][node] = c0
 
 
-def _undo_split(tree, stack, node, mark):
-    """Turn ``node`` back into a leaf: drop its children and their pending work."""
-    count, depth_of_stack, flat_lengths = mark
-    del stack[depth_of_stack:]
+def _undo_split(tree, node, mark):
+    """Turn ``node`` back into a leaf: drop its children (not pushed yet)."""
+    count, flat_lengths = mark
     tree.count = count
     for k_, n_ in flat_lengths.items():
         del tree.flat[k_][n_:]
@@ -857,9 +891,10 @@ def _root_stats(data):
     return class_totals(data.y, data.w, data.n_stats)
 
 
-def _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, thr, routed,
-                rho, depth, val=None, validation=None, hists=(None, None), unit=False):
-    """Split ``node`` and push its children on ``stack``. ``rows`` is the list [samples,
+def _split_node(data, cfg, tree, node, rows, used, f, k, split_bin, thr, routed, rho,
+                depth, val=None, validation=None, parent_hist=None, unit=False):
+    """Split ``node``: returns (its non-empty children as (child, stack item without
+    histograms), what :func:`_step_histograms` needs for theirs). ``rows`` is the list [samples,
     weights, branches] of the node, emptied here: the caller keeps no reference to them,
     so they go as soon as the children have theirs. ``routed``: the rest of what
     ``split_branches`` said of the split (known weight per child, whether any sample
@@ -920,21 +955,31 @@ def _split_node(data, cfg, tree, stack, node, rows, used, f, k, split_bin, thr, 
         child_val = [(val[0][shares[:, c] > 0], shares[shares[:, c] > 0, c])
                      for c in range(n_children)]
     spread = cfg.missing_mode == FRACTIONAL and any_missing
-    child_hist = _children_histograms(data, cfg, hists, child_idx, child_w, offsets,
-                                      child_stats, depth, spread)
-    # Push in reverse so the first child is grown first (depth-first, deterministic).
-    for c in range(n_children - 1, -1, -1):
+    request = _histogram_request(cfg, parent_hist, child_w, offsets, child_stats, depth,
+                                 spread)
+    kids = []
+    for c in range(n_children):
         cid = first + c
         s, e = offsets[c], offsets[c + 1]
         if e > s and child_w[s:e].sum() > 0:
             # Own copies: a pending sibling must not keep the whole level's buffer alive.
-            stack.append((cid, child_idx[s:e].copy(),
-                          child_w[:e - s] if unit else child_w[s:e].copy(), child_stats[c],
-                          child_used, child_val[c], child_hist[c] if c < 2 else None))
+            kids.append((c, (cid, child_idx[s:e].copy(),
+                             child_w[:e - s] if unit else child_w[s:e].copy(),
+                             child_stats[c], child_used, child_val[c])))
         else:
             # An empty branch (or one of zero weight) is a leaf predicting as its parent.
             tree["value"][cid] = parent_value
             tree["n_node_samples"][cid] = e - s
+    if request is not None:
+        # The smaller child's rows, for its histograms: its stack item's (or, for a child
+        # of no weight, a copy of its slice: the level's buffer goes now).
+        small = request[1]
+        s, e = offsets[small], offsets[small + 1]
+        mine = dict(kids).get(small)
+        rows = ((mine[1], mine[2]) if mine is not None else
+                (child_idx[s:e].copy(), child_w[:e - s] if unit else child_w[s:e].copy()))
+        request = request + (rows,)
+    return kids, request
 
 
 def criterion_for_stats(data):
