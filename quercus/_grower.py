@@ -21,7 +21,7 @@ from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR, impurity,
 from ._kernels.histograms import (class_totals, feature_histogram, fill_histograms,
                                   subtract_histograms)
 from ._kernels.node import may_split as _may_split_rule
-from ._kernels.node import settle_node, split_branches
+from ._kernels.node import keeps_histograms, settle_node, split_branches
 from ._kernels.partition import scatter
 from ._kernels.splits import (TIE_EPS, Candidates, _split_missing, category_order,
                               resolve_threshold, search_features, unpack_search)
@@ -780,9 +780,9 @@ def _hist_args(data, layout, hist):
 def _histogram_request(cfg, parent, child_w, offsets, child_stats, depth, spread):
     """Which children of a binary split keep histograms: (the parent's, the smaller
     child, the larger, whether the smaller keeps its own), or None (:func:`_split_node`
-    adds the smaller child's rows). The larger child's
-    come by subtraction, so it keeps them only if the smaller's are built; a child keeps
-    them when it is big enough, may split and is not pure. C4.5's fractional copies
+    adds the smaller child's rows). The larger child's come by subtraction, so it keeps
+    them only if the smaller's are built; which child keeps them is the subtree kernel's
+    rule (:func:`quercus._kernels.node.keeps_histograms`). C4.5's fractional copies
     (``spread``) put a sample in both children, so there the parent's counts are not the
     sum of the children's: no subtraction."""
     if parent is None or spread or offsets.shape[0] != 3:
@@ -792,9 +792,10 @@ def _histogram_request(cfg, parent, child_w, offsets, child_stats, depth, spread
     small = 1 - big
 
     def wanted(c):
-        w = child_w[offsets[c]:offsets[c + 1]].sum()
-        return (n[c] >= HIST_MIN_SAMPLES and may_split(cfg, depth + 1, n[c], w)
-                and np.count_nonzero(child_stats[c] > 0) > 1)
+        return bool(keeps_histograms(
+            n[c], child_stats[c], child_w[offsets[c]:offsets[c + 1]].sum(), depth + 1,
+            HIST_MIN_SAMPLES, cfg.max_depth, cfg.min_samples_split, cfg.min_samples_leaf,
+            cfg.min_weight_leaf, cfg.min_objects))
 
     if not wanted(big):
         return None

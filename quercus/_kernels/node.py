@@ -87,6 +87,30 @@ def settle(stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_spl
 
 
 @inner
+def keeps_histograms(m, stats, weight, depth, hist_min_samples, max_depth,
+                     min_samples_split, min_samples_leaf, min_weight_leaf, min_objects):
+    """Whether a child of ``m`` samples, ``weight`` and ``stats`` at ``depth`` keeps dense
+    histograms (its own, or its parent's less its sibling's): when it has at least
+    ``hist_min_samples``, may split (:func:`may_split`) and is not pure.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> keeps_histograms(600, np.array([300.0, 300.0]), 600.0, 1, 512, 10, 2, 1, 0.0, 0.0)
+    True
+    >>> keeps_histograms(600, np.array([600.0, 0.0]), 600.0, 1, 512, 10, 2, 1, 0.0, 0.0)
+    False
+    """
+    present = 0
+    for k in range(stats.shape[0]):
+        if stats[k] > 0:
+            present += 1
+    return (m >= hist_min_samples and present > 1
+            and may_split(depth, m, weight, max_depth, min_samples_split, min_samples_leaf,
+                          min_weight_leaf, min_objects))
+
+
+@inner
 def majority_child(known_w):
     """The child that takes what no rule sends elsewhere: the heaviest (by the samples
     whose branch is known); of two equal ones the right, as scikit-learn sends missing

@@ -22,7 +22,7 @@ from .criteria import GINI, SQUARED_ERROR, impurity
 from .histograms import (build_histograms, compact_histogram, feature_histogram,
                          sorted_histogram, sorted_histogram_into,
                          sorted_positions, subtract_histograms)
-from .node import branches, collapses, may_split, settle
+from .node import branches, collapses, keeps_histograms, settle
 from .partition import scatter
 from .selection import choose_split
 from .splits import (TIE_EPS, WORK_ROWS, _outputs, _split_missing, _store, _unpack,
@@ -333,15 +333,10 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             # (the Python grower's _children_histograms rule).
             wants = np.zeros(2, dtype=np.bool_)
             for c in range(2):
-                m_c = offsets[c + 1] - offsets[c]
-                present = 0
-                for k in range(child_stats.shape[1]):
-                    if child_stats[c, k] > 0:
-                        present += 1
-                wants[c] = (m_c >= hist_min_samples and present > 1
-                            and may_split(depth + 1, m_c, c_weight[c], max_depth,
-                                          min_samples_split, min_samples_leaf,
-                                          min_weight_leaf, min_objects))
+                wants[c] = keeps_histograms(offsets[c + 1] - offsets[c], child_stats[c],
+                                            c_weight[c], depth + 1, hist_min_samples,
+                                            max_depth, min_samples_split, min_samples_leaf,
+                                            min_weight_leaf, min_objects)
             big = 0 if offsets[1] - offsets[0] >= offsets[2] - offsets[1] else 1
             small = 1 - big
             if wants[big]:
