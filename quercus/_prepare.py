@@ -647,8 +647,11 @@ def _target_vector(y, n_samples):
     """y as a 1-d array of the right length, and the first row whose value is missing."""
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None.")
-    if isinstance(y, pd.Series) and isinstance(y.dtype, np.dtype):
-        y = y.to_numpy()  # (a Series of a NumPy type: its values; check_array is slow)
+    if isinstance(y, pd.Series) and isinstance(y.dtype, (np.dtype, pd.StringDtype)):
+        # A Series of a NumPy type, or of strings (pandas 3's default for text): its
+        # values, the very array check_array makes of it (an object array of the strings
+        # and the dtype's missing value), without check_array's slow path.
+        y = y.to_numpy()
     if not (type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biufUO"):
         y = column_or_1d(y, warn=True)
     if y.shape[0] != n_samples:
