@@ -57,3 +57,46 @@ def test_string_series_target_fits_as_its_values(dtype):
     assert a.classes_.dtype == b.classes_.dtype
     assert export_text(a) == export_text(b)
     pd.testing.assert_frame_equal(a.cp_table_, b.cp_table_)
+
+
+def _binned(y, y2, w):
+    from quercus._binning import bin_features
+    from quercus._grower import BinnedData
+    X = np.arange(6.0).reshape(3, 2)
+    bins = bin_features(X, np.zeros(2, dtype=bool), [None, None], 255)
+    return BinnedData.from_bins(bins, np.zeros(2, dtype=bool), y, y2, w, 2, 2)
+
+
+def test_binned_data_takes_writable_float64_targets_as_they_are():
+    y, y2, w = np.array([0.0, 1.0, 1.0]), np.array([0.0, 1.0, 1.0]), np.ones(3)
+    data = _binned(y, y2, w)
+    assert data.y is y and data.y2 is y2 and data.w is w
+
+
+class _Sub(np.ndarray):
+    pass
+
+
+def _read_only(a):
+    a = np.array(a, dtype=np.float64)
+    a.setflags(write=False)
+    return a
+
+
+@pytest.mark.parametrize("make", [
+    _read_only,                                          # a pandas Series' values
+    lambda a: np.array(a, dtype=np.int32),               # codes
+    lambda a: np.repeat(np.array(a, dtype=np.float64), 2)[::2],  # not contiguous
+    lambda a: np.array(a, dtype=np.float64).view(_Sub),  # a subclass
+    list,
+])
+def test_binned_data_makes_other_targets_writable_float64_as_np_require(make):
+    values = [0.0, 1.0, 1.0]
+    given = make(values)
+    data = _binned(given, given, given)
+    expected = np.require(given, np.float64, ["C", "W"])
+    for got in (data.y, data.y2, data.w):
+        assert (got is given) == (expected is given)
+        assert got.dtype == np.float64 and got.flags.c_contiguous and got.flags.writeable
+        assert type(got) is type(expected)
+        assert np.array_equal(got, values)
