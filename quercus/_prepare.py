@@ -233,14 +233,24 @@ def _resolve_categorical(categorical_features, names, cols, is_frame):
     return mask
 
 
-def _auto_categorical(col, name, is_frame):
-    dtype = col.dtype
+def _categorical_by_dtype(dtype):
+    """Whether a column of ``dtype`` is categorical when its kind is detected, or None
+    when its values say (:func:`_auto_categorical`)."""
+    if isinstance(dtype, np.dtype) and dtype.kind in "biufc":
+        return dtype.kind == "b"  # (what pandas' checks below say, in fewer steps)
     if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
         return True
     if pd.api.types.is_numeric_dtype(dtype):
         return False
     if pd.api.types.is_string_dtype(dtype) and not dtype == object:
         return True
+    return None
+
+
+def _auto_categorical(col, name, is_frame):
+    decided = _categorical_by_dtype(col.dtype)
+    if decided is not None:
+        return decided
     kind = _value_kind(col, name)
     if kind == "string" or kind == "boolean":
         return True
@@ -334,11 +344,40 @@ def _check_not_all_missing(values_missing, name):
 
 
 def _schema_columns(X, categorical_features):
-    """(names, columns, categorical mask, is_frame) of training X."""
+    """(names, columns, categorical mask, is_frame) of training X. The columns of a
+    DataFrame are None when its mask did not need them (see :func:`_frame_mask`): a
+    matrix of numbers is then read whole and never split into columns, each a Series to
+    make (:func:`_schema_cols` makes them when they are needed after all)."""
     is_frame = isinstance(X, pd.DataFrame)
+    if is_frame:
+        names = [str(c) for c in X.columns]
+        mask = _frame_mask(X, categorical_features, names)
+        if mask is not None:
+            return names, None, mask, is_frame
     names, cols = _columns(X)
     mask = _resolve_categorical(categorical_features, names, cols, is_frame)
     return names, cols, mask, is_frame
+
+
+def _frame_mask(X, categorical_features, names):
+    """The categorical mask of DataFrame ``X`` (columns ``names``) as
+    :func:`_resolve_categorical` makes it, from the columns' dtypes alone, or None when a
+    column's values must be read: one of dtype object in the detected mode (its values
+    say, and :func:`_value_kind` checks them; see :func:`_categorical_by_dtype`)."""
+    if categorical_features is not None:
+        return _resolve_categorical(categorical_features, names, None, True)
+    mask = np.zeros(len(names), dtype=bool)
+    for j, dtype in enumerate(X.dtypes):
+        decided = _categorical_by_dtype(dtype)
+        if decided is None:
+            return None
+        mask[j] = decided
+    return mask
+
+
+def _schema_cols(X, cols):
+    """``cols`` of :func:`_schema_columns`, made now when it left them out."""
+    return _columns(X)[1] if cols is None else cols
 
 
 def _fit_numeric(col, name, is_frame):
@@ -391,6 +430,7 @@ def fit_schema_and_encode(X, categorical_features=None):
     arr = None if mask.any() else _checked_float_matrix(X)
     if arr is not None:
         return Schema(names, mask, [None] * len(names)), arr
+    cols = _schema_cols(X, cols)
     n = len(cols[0]) if cols else 0
     X_enc = np.empty((n, len(cols)), dtype=np.float64, order="F")
     categories = []
@@ -433,6 +473,7 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
         if source is None:
             return schema, bin_features(arr, mask, schema.categories, max_bins)
         return schema, bin_features(source, mask, schema.categories, max_bins, lazy=True)
+    cols = _schema_cols(X, cols)
     n, p = (len(cols[0]) if cols else 0), len(cols)
     # A float32 matrix is read for the thresholds as it is, like a float64 one: its long
     # continuous columns keep no value table (8 bytes a row each).

@@ -1,6 +1,8 @@
 """The shortcuts that cut a small fit's fixed Python cost give what the long way gives:
 the same arrays, the same checks and messages, the same trees and tables."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -100,3 +102,124 @@ def test_binned_data_makes_other_targets_writable_float64_as_np_require(make):
         assert got.dtype == np.float64 and got.flags.c_contiguous and got.flags.writeable
         assert type(got) is type(expected)
         assert np.array_equal(got, values)
+
+
+def _frames():
+    n = 12
+    rng = np.random.default_rng(0)
+    num = rng.normal(size=n)
+    with_inf = num.copy()
+    with_inf[3] = np.inf
+    return {
+        "float64": pd.DataFrame({"a": num, "b": num * 2}),
+        "float_int_bool": pd.DataFrame({"a": num, "i": np.arange(n), "b": num > 0}),
+        "float32": pd.DataFrame({"a": num.astype(np.float32)}),
+        "strings": pd.DataFrame({"s": pd.Series(list("abcabcabcabc"), dtype="str"),
+                                 "t": pd.Series(list("xyxyxyxyxyxy"), dtype="string"),
+                                 "a": num}),
+        "category": pd.DataFrame({"c": pd.Categorical(list("pqpqpqpqpqpq")), "a": num}),
+        "nullable": pd.DataFrame({"i": pd.array(list(range(n - 1)) + [None], dtype="Int64"),
+                                  "f": pd.array([0.5] * (n - 1) + [None], dtype="Float64"),
+                                  "b": pd.array([True, False] * 6, dtype="boolean")}),
+        "object_words": pd.DataFrame({"o": pd.Series(list("ababababcbab"), dtype=object),
+                                      "a": num}),
+        "object_numbers": pd.DataFrame({"o": pd.Series(list(range(n)), dtype=object)}),
+        "object_mixed": pd.DataFrame({"a": num,
+                                      "o": pd.Series([1, "x"] * 6, dtype=object)}),
+        "datetime": pd.DataFrame({"a": num, "d": pd.date_range("2020", periods=n)}),
+        "inf": pd.DataFrame({"a": with_inf, "b": num}),
+        "all_missing": pd.DataFrame({"a": num, "b": np.full(n, np.nan)}),
+        "all_missing_words": pd.DataFrame({"a": num,
+                                           "s": pd.Series([None] * n, dtype="str")}),
+    }
+
+
+def _outcome(f):
+    """What ``f()`` gives or raises, and the warnings it gives."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            out = "ok", f()
+        except (ValueError, TypeError) as exc:
+            out = type(exc).__name__, str(exc)
+    return (*out, [(w.category, str(w.message)) for w in caught])
+
+
+def _same(a, b):
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, _prepare.Schema):
+        return _same(_prepare.Schema.to_dict(a), _prepare.Schema.to_dict(b))
+    if hasattr(a, "codes") and hasattr(a, "n_bins"):  # Bins
+        return all(_same(getattr(a, k), getattr(b, k))
+                   for k in ("codes", "n_bins", "lo", "hi", "offsets"))
+    if isinstance(a, np.ndarray):
+        return (a.dtype == b.dtype and a.shape == b.shape
+                and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+    return a == b
+
+
+@pytest.mark.parametrize("categorical_features", [None, ["a"], "mask"])
+@pytest.mark.parametrize("name", list(_frames()))
+def test_schema_from_dtypes_is_the_schema_from_columns(monkeypatch, name,
+                                                       categorical_features):
+    X = _frames()[name]
+    if categorical_features == "mask":
+        categorical_features = np.arange(X.shape[1]) == X.shape[1] - 1
+    elif categorical_features is not None and "a" not in X.columns:
+        categorical_features = [X.columns[0]]
+    steps = [lambda: _prepare._schema_columns(X, categorical_features)[2],
+             lambda: _prepare.fit_schema_and_encode(X, categorical_features),
+             lambda: _prepare.fit_schema_and_bin(X, categorical_features, 255),
+             lambda: _prepare.fit_schema_and_bin(X, categorical_features, None, lazy=True)]
+    fast = [_outcome(step) for step in steps]
+    monkeypatch.setattr(_prepare, "_frame_mask", lambda *args: None)  # the columns' way
+    slow = [_outcome(step) for step in steps]
+    for (kind_a, a, warned_a), (kind_b, b, warned_b) in zip(fast, slow):
+        assert kind_a == kind_b and _same(a, b), (kind_a, a, kind_b, b)
+        assert warned_a == warned_b
+
+
+def _no_columns(X):
+    raise AssertionError("X split into columns")
+
+
+@pytest.mark.parametrize("categorical_features", [None, [False, False]])
+def test_a_float_frame_is_fitted_without_splitting_it_into_columns(monkeypatch,
+                                                                   categorical_features):
+    X = _frames()["float64"]
+    y = (X["a"] > 0).astype(int)
+    monkeypatch.setattr(_prepare, "_frame_mask", lambda *args: None)  # the columns' way
+    expected = [CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y),
+                CARTClassifier(categorical_features=categorical_features).fit(X, y)]
+    monkeypatch.undo()
+    monkeypatch.setattr(_prepare, "_columns", _no_columns)
+    got = [CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y),
+           CARTClassifier(categorical_features=categorical_features).fit(X, y)]
+    for a, b in zip(got, expected):
+        assert export_text(a) == export_text(b)
+    pd.testing.assert_frame_equal(got[0].cp_table_, expected[0].cp_table_)
+
+
+def _categorical_by_pandas_checks(dtype):
+    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+        return True
+    if pd.api.types.is_numeric_dtype(dtype):
+        return False
+    if pd.api.types.is_string_dtype(dtype) and not dtype == object:
+        return True
+    return None
+
+
+@pytest.mark.parametrize("dtype", [
+    bool, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64, np.float16,
+    np.float32, np.float64, np.complex128, object, "U3", "S3", "datetime64[ns]",
+    "timedelta64[ns]", "V8", "Int64", "UInt8", "Float64", "boolean", "category", "str",
+    "string", "string[python]", "datetime64[ns, UTC]", "period[D]", "interval[int64]",
+    "Sparse[float64]", "int64[pyarrow]", "bool[pyarrow]", "string[pyarrow]"])
+def test_categorical_by_dtype_answers_as_pandas_checks(dtype):
+    if dtype in ("U3", "S3", "V8"):
+        dtype = np.dtype(dtype)
+    else:
+        dtype = pd.Series([], dtype=dtype).dtype
+    assert _prepare._categorical_by_dtype(dtype) == _categorical_by_pandas_checks(dtype)
