@@ -179,7 +179,8 @@ def _columns(X):
 def as_2d(X, *, what="X", min_samples=1):
     """Return X as a DataFrame or a 2-d ndarray, with shape errors raised here."""
     if isinstance(X, pd.DataFrame):
-        dup = X.columns[X.columns.duplicated()]
+        # (is_unique is kept by the columns' Index: indexing them is not free)
+        dup = [] if X.columns.is_unique else X.columns[X.columns.duplicated()]
         if len(dup):
             raise ValueError(f"Column names must be unique: {dup[0]!r} appears "
                              f"{int((X.columns == dup[0]).sum())} times.")

@@ -1,6 +1,7 @@
 """The shortcuts that cut a small fit's fixed Python cost give what the long way gives:
 the same arrays, the same checks and messages, the same trees and tables."""
 
+import re
 import warnings
 
 import numpy as np
@@ -223,3 +224,13 @@ def test_categorical_by_dtype_answers_as_pandas_checks(dtype):
     else:
         dtype = pd.Series([], dtype=dtype).dtype
     assert _prepare._categorical_by_dtype(dtype) == _categorical_by_pandas_checks(dtype)
+
+
+@pytest.mark.parametrize("columns", [["a", "b", "a"], [0, 1, 1], ["x", 2, "x"]])
+def test_duplicate_column_names_are_still_refused(columns):
+    X = pd.DataFrame(np.zeros((3, 3)), columns=columns)
+    dup = pd.Index(columns)[pd.Index(columns).duplicated()][0]
+    with pytest.raises(ValueError, match=re.escape(f"Column names must be unique: {dup!r} "
+                                                   f"appears 2 times")):
+        _prepare.as_2d(X)
+
