@@ -234,3 +234,42 @@ def test_duplicate_column_names_are_still_refused(columns):
                                                    f"appears 2 times")):
         _prepare.as_2d(X)
 
+
+def _memory_inputs():
+    num = np.zeros((50, 4))
+    return [num, num.astype(np.float32), num.astype(np.int64), pd.DataFrame(num),
+            pd.DataFrame({"a": num[:, 0], "s": ["x"] * 50})]
+
+
+@pytest.mark.parametrize("max_bins", [255, None])
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize("from_columns", [False, True])
+def test_the_memory_bound_read_before_the_dtypes_is_never_below_the_estimate(
+        max_bins, lazy, from_columns):
+    from quercus import _memory
+    for X in _memory_inputs():
+        bound = _memory._fit_bytes(X.shape, max_bins, lazy, from_columns, False, False)
+        assert sum(bound.values()) >= sum(
+            _memory.fit_bytes(X, max_bins, lazy, from_columns).values())
+
+
+def test_fit_memory_is_checked_from_the_dtypes_only_near_the_limit(monkeypatch):
+    from quercus import _memory
+    X = np.zeros((50, 4))
+    need = sum(_memory.fit_bytes(X, None).values())
+    bound = sum(_memory._fit_bytes(X.shape, None, False, False, False, False).values())
+    assert need < bound
+    monkeypatch.setattr(_memory, "available_bytes", lambda: need)
+    _memory.check_fit_memory(X, None)  # fits: X is read as it is
+    monkeypatch.setattr(_memory, "available_bytes", lambda: need - 1)
+    with pytest.raises(MemoryError, match=r"Fitting X of shape \(50, 4\) needs about"):
+        _memory.check_fit_memory(X, None)
+
+    def no_dtypes(X):
+        raise AssertionError("dtypes read")
+
+    monkeypatch.setattr(_memory, "is_float_matrix", no_dtypes)
+    monkeypatch.setattr(_memory, "available_bytes", lambda: bound)
+    _memory.check_fit_memory(X, None)
+    monkeypatch.setattr(_memory, "available_bytes", lambda: None)
+    _memory.check_fit_memory(X, None)
