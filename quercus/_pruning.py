@@ -367,6 +367,10 @@ FOLD_THREADS_MIN_CELLS = 1000
 # bins its rows again, which the tests compare against.
 REUSE_FOLD_BINS = True
 
+# default_splits makes every fold's rows at once up to this many (folds x rows) cells of
+# masks and indices; fold by fold above (no k copies of the rows at once beside them).
+SPLITS_AT_ONCE_CELLS = 1 << 16
+
 
 def default_folds(cv, n_rows, y_codes, random_state):
     """The folds of an integer ``cv``, rpart's ``xval`` groups: rows drawn into ``cv``
@@ -428,7 +432,8 @@ def default_splits(cv, n_rows, y_codes, random_state):
         ordered = np.sort(y_seen)
         fold_of = np.empty(n_rows, dtype=np.int64)
         for c in range(n_classes):
-            shares = [np.count_nonzero(ordered[i::k] == c) for i in range(k)]
+            # (the count of class c among ordered[i::k], for each fold i)
+            shares = np.bincount(np.flatnonzero(ordered == c) % k, minlength=k)
             labels = np.arange(k).repeat(shares)
             rng.shuffle(labels)
             fold_of[y_seen == c] = labels
@@ -440,7 +445,19 @@ def default_splits(cv, n_rows, y_codes, random_state):
         sizes[:n_rows % k] += 1
         fold_of = np.empty(n_rows, dtype=np.int64)
         fold_of[order] = np.arange(k).repeat(sizes)
-    return [(np.flatnonzero(fold_of != i), np.flatnonzero(fold_of == i)) for i in range(k)]
+    if k * n_rows > SPLITS_AT_ONCE_CELLS:
+        return [(np.flatnonzero(fold_of != i), np.flatnonzero(fold_of == i))
+                for i in range(k)]
+    # Every fold's rows at once (calls per fold were a noticeable part of a small fit),
+    # fold after fold, each fold's in row order: the test rows sorted stably by fold, and
+    # the training rows as the (fold, row) pairs of a k x n mask in row-major order.
+    test = np.argsort(fold_of, kind="stable")
+    train = np.flatnonzero(fold_of != np.arange(k)[:, None]) % n_rows
+    splits, a, b = [], 0, 0
+    for size in np.bincount(fold_of, minlength=k).tolist():
+        splits.append((train[a:a + n_rows - size], test[b:b + size]))
+        a, b = a + n_rows - size, b + size
+    return splits
 
 
 def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold,

@@ -273,3 +273,26 @@ def test_fit_memory_is_checked_from_the_dtypes_only_near_the_limit(monkeypatch):
     _memory.check_fit_memory(X, None)
     monkeypatch.setattr(_memory, "available_bytes", lambda: None)
     _memory.check_fit_memory(X, None)
+
+
+@pytest.mark.parametrize("at_once", [True, False])
+@pytest.mark.parametrize("seed", [0, 7])
+@pytest.mark.parametrize("n,k,classes", [
+    (17, 10, None), (14, 10, [9, 5]), (150, 10, [50, 50, 50]), (7, 10, None),
+    (300, 10, [10, 240, 50]), (2, 2, None), (61, 5, [30, 6, 25])])
+def test_fold_rows_made_at_once_are_scikit_learn_s_splits(monkeypatch, at_once, seed, n, k,
+                                                          classes):
+    from quercus import _pruning
+    if not at_once:
+        monkeypatch.setattr(_pruning, "SPLITS_AT_ONCE_CELLS", 0)
+    codes = None
+    if classes is not None:
+        codes = np.repeat(np.arange(len(classes)), classes)
+        np.random.default_rng(seed).shuffle(codes)
+    ours = _pruning.default_splits(k, n, codes, seed)
+    theirs = list(_pruning.default_folds(k, n, codes, seed).split(np.zeros(n), codes))
+    assert len(ours) == len(theirs) == min(k, n)
+    for (a_train, a_test), (b_train, b_test) in zip(ours, theirs):
+        for a, b in ((a_train, b_train), (a_test, b_test)):
+            assert a.dtype == b.dtype and a.ndim == 1
+            np.testing.assert_array_equal(a, b)
