@@ -296,3 +296,61 @@ def test_fold_rows_made_at_once_are_scikit_learn_s_splits(monkeypatch, at_once, 
         for a, b in ((a_train, b_train), (a_test, b_test)):
             assert a.dtype == b.dtype and a.ndim == 1
             np.testing.assert_array_equal(a, b)
+
+
+def _estimators_to_copy():
+    from sklearn.model_selection import KFold
+
+    from quercus import C45Classifier
+    return [
+        CARTClassifier(pruning="cost_complexity"),
+        CARTClassifier(class_weight={"a": 1.0, "b": 2.0}, categorical_features=["x"],
+                       random_state=np.random.RandomState(3), max_depth=np.int64(4),
+                       cv=KFold(3)),
+        CARTRegressor(pruning="cost_complexity", random_state=5, n_jobs=2),
+        C45Classifier(class_weight="balanced"),
+    ]
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_params_copy_is_clone_with_the_changes(i):
+    from sklearn.base import clone
+
+    from quercus._fit import _params_copy
+    est = _estimators_to_copy()[i]
+    est.tree_ = "fitted"  # a fitted attribute: not copied
+    changes = dict(pruning=None, ccp_alpha=0.0, n_jobs=1)
+    ours = _params_copy(est, **changes)
+    theirs = clone(est).set_params(**changes)
+    assert type(ours) is type(theirs) and not hasattr(ours, "tree_")
+    assert list(vars(ours)) == list(vars(theirs))
+    mine, given = ours.get_params(deep=False), est.get_params(deep=False)
+    for name, value in theirs.get_params(deep=False).items():
+        assert type(mine[name]) is type(value)
+        if isinstance(value, np.random.RandomState):
+            assert mine[name] is not given[name]
+            assert repr(mine[name].get_state()) == repr(given[name].get_state())
+        elif hasattr(value, "get_n_splits"):
+            assert mine[name] is not given[name] and repr(mine[name]) == repr(value)
+        else:
+            assert mine[name] == value
+            if name not in changes and type(value) in (dict, list):
+                assert mine[name] is not given[name]  # a copy, as clone's
+
+
+def test_params_copy_leaves_what_else_clone_handles_to_clone(monkeypatch):
+    from sklearn.base import clone
+
+    from quercus._fit import _params_copy
+    est = CARTClassifier()
+    est._sklearn_output_config = {"transform": "pandas"}
+    assert _params_copy(est, pruning=None)._sklearn_output_config == {"transform": "pandas"}
+    calls = []
+
+    class Own(CARTClassifier):
+        def __sklearn_clone__(self):
+            calls.append(1)
+            return clone(CARTClassifier(**self.get_params()))
+
+    assert type(_params_copy(Own(), pruning=None)) is CARTClassifier and calls == [1]
+
