@@ -519,6 +519,7 @@ def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all,
     ``floor``: the table's smallest alpha, to which the folds grow. Returns the table's
     columns (a dict of arrays)."""
     seed = fold_seed(params.random_state)
+    y = np.asarray(y)  # (once: a Series' values are a copy to make, for the folds and table)
     fit_fold, scorer = _fold_fitter(params, schema, target, X_all, y, w_user, w_all,
                                     fold_bins)
     return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv, seed,

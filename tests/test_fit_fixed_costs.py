@@ -354,3 +354,13 @@ def test_params_copy_leaves_what_else_clone_handles_to_clone(monkeypatch):
 
     assert type(_params_copy(Own(), pruning=None)) is CARTClassifier and calls == [1]
 
+
+def test_a_series_target_is_read_once_for_the_folds(monkeypatch):
+    X = pd.DataFrame({"x": np.arange(30.0)})
+    y = pd.Series(["a", "b", "c"] * 10, dtype="str")
+    read = []
+    original = pd.Series.__array__
+    monkeypatch.setattr(pd.Series, "__array__",
+                        lambda self, *a, **k: read.append(1) or original(self, *a, **k))
+    CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y)
+    assert len(read) == 1
