@@ -527,13 +527,19 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     # and merged in fold order: the table does not depend on the number of threads.
     threads = numba.get_num_threads()
 
-    def fold_labels(train):
-        """The fold's classes (those among its rows, as encoding its labels gives) and
-        the code of each of the whole data's classes among them (-1: not in the fold)."""
-        present = np.flatnonzero(np.bincount(y_codes[train], minlength=n_classes))
+    def fold_labels(train, test):
+        """The fold's (classes, label codes) and its held-out rows' label codes: its
+        classes are those among its rows (as encoding its labels gives), and the codes
+        index them (a held-out row of a class not in the fold: -1)."""
+        fold_codes = y_codes[train]
+        counts = np.bincount(fold_codes, minlength=n_classes)
+        if counts.all():  # (every class in the fold: the whole data's codes as they are)
+            return ((target.classes, fold_codes.astype(np.int32, copy=False)),
+                    y_codes[test].astype(np.int32, copy=False))
+        present = np.flatnonzero(counts)
         recode = np.full(n_classes, -1, dtype=np.int32)
         recode[present] = np.arange(present.size, dtype=np.int32)
-        return target.classes[present], recode
+        return (target.classes[present], recode[fold_codes]), recode[y_codes[test]]
 
     reuse = bins is not None and REUSE_FOLD_BINS
     # With a floor, the folds need no subtree below the smallest alpha they are scored at.
@@ -545,8 +551,7 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
         train, test = split
         codes = labels = None
         if not target.regression:
-            classes, recode = fold_labels(train)
-            labels, codes = (classes, recode[y_codes[train]]), recode[y_codes[test]]
+            labels, codes = fold_labels(train, test)
         if fold_moments is not None:
             errors = fold_moments(train, test, fold_floor, thresholds, labels, codes)
             if errors is not None:

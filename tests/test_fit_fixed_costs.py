@@ -364,3 +364,44 @@ def test_a_series_target_is_read_once_for_the_folds(monkeypatch):
                         lambda self, *a, **k: read.append(1) or original(self, *a, **k))
     CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y)
     assert len(read) == 1
+
+
+@pytest.mark.parametrize("y_kind", ["str", "int"])
+def test_fold_labels_are_the_fold_s_classes_and_codes(monkeypatch, y_kind):
+    """Each fold's (classes, codes) and held-out codes, with every class in the fold or
+    not, are those of recoding the whole data's codes to the classes among its rows."""
+    from quercus import _fit
+    rng = np.random.default_rng(1)
+    y = np.array(["a"] * 30 + ["b"] * 25 + ["lone"])  # "lone": in all folds but one
+    rng.shuffle(y)
+    if y_kind == "int":
+        y = np.unique(y, return_inverse=True)[1] * 10
+    X = pd.DataFrame({"x": rng.normal(size=y.size), "z": rng.normal(size=y.size)})
+    seen = []
+    original = _fit._fold_scorer
+
+    def spy(*args, **kwargs):
+        moments = original(*args, **kwargs)
+
+        def recorded(train, test, floor, thresholds, labels, codes):
+            seen.append((train, test, labels, codes))
+            return moments(train, test, floor, thresholds, labels, codes)
+        return recorded
+
+    monkeypatch.setattr(_fit, "_fold_scorer", spy)
+    est = CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y)
+    y_codes = pd.Index(est.classes_).get_indexer(y)
+    assert len(seen) == 10
+    n_all = 0
+    for train, test, (classes, fold_codes), held_out in seen:
+        present = np.flatnonzero(np.bincount(y_codes[train], minlength=len(est.classes_)))
+        recode = np.full(len(est.classes_), -1, dtype=np.int32)
+        recode[present] = np.arange(present.size, dtype=np.int32)
+        n_all += present.size == len(est.classes_)
+        assert classes.dtype == est.classes_.dtype
+        assert classes.tolist() == est.classes_[present].tolist()
+        for got, expected in ((fold_codes, recode[y_codes[train]]),
+                              (held_out, recode[y_codes[test]])):
+            assert got.dtype == np.int32
+            np.testing.assert_array_equal(got, expected)
+    assert n_all == 9
