@@ -291,10 +291,15 @@ def _fold_binning(params, schema, X_enc):
     is binned once, and no fold bins its rows again (nor takes a float copy of them).
     When every bin is exact, the bins themselves: a fold grows on its rows of them
     (:meth:`quercus._binning.Bins.take_rows`) to the same tree as binning its rows.
-    Either element may be None: no FoldBins (exact mode, long columns, -0.0: then the
-    fit's exact bins serve, else each fold bins its rows), or every row's bins still to
-    make (``bin_features``)."""
+    Either element may be None: no FoldBins (exact mode, no more rows than bins, long
+    columns, -0.0: then the fit's exact bins serve, else each fold bins its rows), or
+    every row's bins still to make (``bin_features``)."""
     if not _pruning.REUSE_FOLD_BINS or params.max_bins is None:  # (the tests' switch)
+        return None, None
+    if X_enc.shape[0] <= params.max_bins:
+        # No column has more distinct values than bins: every bin is exact, and the fit's
+        # own bins serve the folds (the very bins a FoldBins would give, without its
+        # binning of every row into ranks first).
         return None, None
     binner = FoldBins.of(X_enc, schema.is_categorical, schema.categories, params.max_bins)
     if binner is None:

@@ -405,3 +405,47 @@ def test_fold_labels_are_the_fold_s_classes_and_codes(monkeypatch, y_kind):
             assert got.dtype == np.int32
             np.testing.assert_array_equal(got, expected)
     assert n_all == 9
+
+
+def _fold_binning_frames():
+    rng = np.random.default_rng(4)
+    n = 40
+    num = rng.normal(size=n)
+    num[[3, 9]] = np.nan
+    return {
+        "numeric": pd.DataFrame({"a": num, "b": rng.integers(0, 5, n).astype(float)}),
+        "mixed": pd.DataFrame({"a": num, "c": rng.choice(list("pqr"), n)}),
+        "categorical": pd.DataFrame({"c": rng.choice(list("pqrs"), n),
+                                     "d": rng.choice(["x", None], n)}),
+    }
+
+
+@pytest.mark.parametrize("max_bins", [39, 40, 41, 255])
+@pytest.mark.parametrize("name", list(_fold_binning_frames()))
+def test_folds_of_no_more_rows_than_bins_take_the_fit_s_exact_bins(monkeypatch, name,
+                                                                   max_bins):
+    """With no more rows than bins every bin is exact: the folds take the fit's own
+    bins, the very arrays a FoldBins of the rows gives; with more rows, a FoldBins."""
+    from quercus import _fit
+    from quercus._fold_bins import FoldBins
+    X = _fold_binning_frames()[name]
+    y = np.arange(len(X)) % 3
+    params = CARTClassifier(pruning="cost_complexity", max_bins=max_bins)
+    schema, X_enc = _prepare.fit_schema_and_encode(X, None)
+    fold_bins, bins = _fit._fold_binning(params, schema, X_enc)
+    binner = FoldBins.of(X_enc, schema.is_categorical, schema.categories, max_bins)
+    if len(X) > max_bins:
+        assert fold_bins is not None
+        return
+    assert (fold_bins, bins) == (None, None)
+    seen = []
+    original = _fit._fold_scorer
+    monkeypatch.setattr(_fit, "_fold_scorer", lambda *a: seen.append(a[-1]) or original(*a))
+    CARTClassifier(pruning="cost_complexity", max_bins=max_bins, random_state=0).fit(X, y)
+    used = seen[0]
+    expected = binner.take_rows(np.arange(len(X)))
+    assert used.exact and expected.exact
+    for field in ("codes", "n_bins", "lo", "hi", "offsets"):
+        a, b = getattr(used, field), getattr(expected, field)
+        assert a.dtype == b.dtype and a.flags.f_contiguous == b.flags.f_contiguous
+        np.testing.assert_array_equal(a, b)
