@@ -330,7 +330,7 @@ def encode_targets(params, y, n, labels=None):
         return (Target(True, params.criterion),
                 _prepare.encode_regression_target(y, n, params.criterion))
     if labels is None:
-        classes, y_enc, _ = _prepare.encode_target(y, n)
+        classes, y_enc, _ = _prepare.encode_target(y, n, priority=False)
     else:
         classes, y_enc = labels
     if params.categorical_split == "ordered" and len(classes) > 2:

@@ -703,8 +703,9 @@ def _target_vector(y, n_samples):
     return y, (int(miss[0]) if miss.size else None)
 
 
-def encode_target(y, n_samples):
-    """Labels -> (classes_ sorted, codes, first-appearance priority of each class)."""
+def encode_target(y, n_samples, priority=True):
+    """Labels -> (classes_ sorted, codes, first-appearance priority of each class). Without
+    ``priority`` the last is None (a fit takes it from the rows it keeps)."""
     y, i = _target_vector(y, n_samples)
     if i is not None:
         raise ValueError(f"Input y contains a missing label ({_plain_list([y[i]])[0]!r}) "
@@ -744,7 +745,7 @@ def encode_target(y, n_samples):
     rank[order] = np.arange(n_unique)
     codes = rank[first_codes]
     codes = codes.astype(np.int32)
-    return classes, codes, class_priority(codes, len(classes))
+    return classes, codes, class_priority(codes, len(classes)) if priority else None
 
 
 def class_priority(codes, n_classes):

@@ -449,3 +449,25 @@ def test_folds_of_no_more_rows_than_bins_take_the_fit_s_exact_bins(monkeypatch, 
         a, b = getattr(used, field), getattr(expected, field)
         assert a.dtype == b.dtype and a.flags.f_contiguous == b.flags.f_contiguous
         np.testing.assert_array_equal(a, b)
+
+
+def test_encode_target_without_priority_codes_the_same():
+    y = np.array(["b", "a", "c", "a", "b"], dtype=object)
+    with_priority = _prepare.encode_target(y, 5)
+    without = _prepare.encode_target(y, 5, priority=False)
+    assert without[2] is None and with_priority[2].tolist() == [1, 0, 2]
+    for a, b in zip(with_priority[:2], without[:2]):
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()
+
+
+def test_a_fit_ranks_its_classes_once(monkeypatch):
+    calls = []
+    original = _prepare.class_priority
+    monkeypatch.setattr(_prepare, "class_priority",
+                        lambda *a: calls.append(1) or original(*a))
+    X = pd.DataFrame({"x": np.arange(12.0)})
+    y = ["yes", "no", "no"] * 4
+    est = CARTClassifier().fit(X, y)
+    assert len(calls) == 1
+    assert est._class_priority.tolist() == [1, 0]  # "yes" seen first
+
