@@ -601,14 +601,14 @@ def _fold_fitter(params, schema, target, X_all, y, w_user, w_err, fold_bins):
     threads = numba.get_num_threads()
     # One thread a fold when the folds run side by side. (Valid by construction: the
     # estimator's validated parameters, and these.)
-    fold_params = _params_copy(params, pruning=None, ccp_alpha=0.0,
-                               n_jobs=1 if threads > 1 else params.n_jobs)
-    if fold_params.max_surrogate > 0 and not np.isnan(np.sum(X_all)):
+    changes = dict(pruning=None, ccp_alpha=0.0, n_jobs=1 if threads > 1 else params.n_jobs)
+    if params.max_surrogate > 0 and not np.isnan(np.sum(X_all)):
         # With no missing value among the rows, surrogates route none of them: the folds'
         # trees and held-out errors are the same without them, and are grown in one kernel
         # call instead of node by node. (A NaN makes the sum NaN, and summing holds no n x p
         # mask; a sum overflowing to both infinities would only keep the surrogates.)
-        fold_params.set_params(max_surrogate=0)
+        changes["max_surrogate"] = 0
+    fold_params = _params_copy(params, **changes)
     y = np.asarray(y)
     # A regressor's targets are checked and coded once, not again in every fold (but for
     # Poisson's, which encode_targets checks per fold: a fold of them may sum to zero).

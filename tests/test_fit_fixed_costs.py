@@ -471,3 +471,25 @@ def test_a_fit_ranks_its_classes_once(monkeypatch):
     assert len(calls) == 1
     assert est._class_priority.tolist() == [1, 0]  # "yes" seen first
 
+
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("max_surrogate", [0, 5])
+def test_fold_params_drop_surrogates_only_without_missing_values(monkeypatch, missing,
+                                                                 max_surrogate):
+    from sklearn.base import clone
+
+    from quercus import _fit
+    X = pd.DataFrame({"x": np.arange(30.0), "z": np.arange(30.0) % 7})
+    if missing:
+        X.loc[4, "z"] = np.nan
+    y = np.arange(30) % 2
+    seen = []
+    original = _fit._fold_scorer
+    monkeypatch.setattr(_fit, "_fold_scorer", lambda *a: seen.append(a[0]) or original(*a))
+    est = CARTClassifier(pruning="cost_complexity", max_surrogate=max_surrogate,
+                         random_state=0)
+    est.fit(X, y)
+    expected = clone(est).set_params(pruning=None, ccp_alpha=0.0, n_jobs=seen[0].n_jobs)
+    if max_surrogate and not missing:
+        expected.set_params(max_surrogate=0)
+    assert seen[0].get_params() == expected.get_params()
