@@ -668,13 +668,17 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
                        for v in (params.min_samples_split, params.min_samples_leaf))
     frac_w = float(params.min_weight_fraction_leaf)
     fold_cfgs = {}  # (sizes, weight, floor) -> the folds' config: most folds share one
+    # (Every fold's weights are positive when every row's is: not checked fold by fold.)
+    all_positive = bool((w_user > 0).all())
+    # The target of a fold with every class (its classes are the whole data's), made once.
+    every_class = None if regression else Target(False, params.criterion, target.classes)
 
     def moments(train, test, floor, thresholds, labels, codes):
         m = train.size
         if m > subtree_limit(m, regression):
             return None  # (grown node by node)
         w = w_user[train]
-        if not (w > 0).all():
+        if not (all_positive or (w > 0).all()):
             return None  # (fit_encoded drops the rows of weight zero)
         bins = fold_bins.take_rows(train)
         if bins is None:
@@ -683,7 +687,8 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
             fold_target, y_fold, held_out = target, values[train], values[test]
         else:
             (classes, y_fold), held_out = labels, codes.astype(np.float64)
-            fold_target = Target(False, params.criterion, classes)
+            fold_target = (every_class if classes is target.classes
+                           else Target(False, params.criterion, classes))
         data = fold_target.binned_data(bins, schema.is_categorical.copy(), y_fold, w)
         # grow_config's settings of this fold: its sizes and its weight.
         mss, msl = ((cfg.min_samples_split, cfg.min_samples_leaf) if fixed_counts

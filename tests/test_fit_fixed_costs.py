@@ -389,9 +389,16 @@ def test_fold_labels_are_the_fold_s_classes_and_codes(monkeypatch, y_kind):
         return recorded
 
     monkeypatch.setattr(_fit, "_fold_scorer", spy)
+    from quercus._target import Target
+    n_classes = []  # of the targets whose binned data the fit and its folds make
+    binned_data = Target.binned_data
+    monkeypatch.setattr(Target, "binned_data",
+                        lambda self, *a: n_classes.append(self.n_classes)
+                        or binned_data(self, *a))
     est = CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y)
     y_codes = pd.Index(est.classes_).get_indexer(y)
     assert len(seen) == 10
+    assert n_classes == [3] + [len(labels[0]) for _, _, labels, _ in seen]
     n_all = 0
     for train, test, (classes, fold_codes), held_out in seen:
         present = np.flatnonzero(np.bincount(y_codes[train], minlength=len(est.classes_)))
@@ -493,3 +500,54 @@ def test_fold_params_drop_surrogates_only_without_missing_values(monkeypatch, mi
     if max_surrogate and not missing:
         expected.set_params(max_surrogate=0)
     assert seen[0].get_params() == expected.get_params()
+
+
+
+def test_a_kernel_fold_with_a_row_of_weight_zero_goes_the_python_way():
+    """A fold's rows of weight zero are dropped by fit_encoded, which the kernel folds do
+    not do: the kernel scorer hands such a fold back (None), whatever the other rows."""
+    from quercus import _fit
+    from quercus._binning import bin_features
+    from quercus._target import Target
+    X = pd.DataFrame({"x": np.arange(20.0), "z": np.arange(20.0) % 3})
+    schema, X_enc = _prepare.fit_schema_and_encode(X, None)
+    bins = bin_features(X_enc, schema.is_categorical, schema.categories, 255)
+    target = Target(False, "gini", np.array(["a", "b"], dtype=object))
+    params = CARTClassifier(max_surrogate=0)
+    codes = (np.arange(20) % 2).astype(np.int32)
+    for zero_rows in ([], [4], [4, 11]):
+        w = np.ones(20)
+        w[zero_rows] = 0.0
+        moments = _fit._fold_scorer(params, schema, target, X_enc, None, w, w, bins)
+        for train in (np.arange(2, 20), np.arange(0, 18), np.arange(5, 20)):
+            test = np.setdiff1d(np.arange(20), train)
+            has_zero = bool((w[train] == 0).any())
+            if not has_zero:
+                continue  # (scored: needs the table's thresholds)
+            labels = (target.classes, codes[train])
+            assert moments(train, test, 0.0, None, labels, codes[test]) is None
+
+
+def test_every_fold_of_positive_weights_is_scored_by_the_kernels(monkeypatch):
+    from quercus import _fit
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"x": rng.normal(size=60), "z": rng.normal(size=60)})
+    y = np.where(X["x"] + 0.5 * rng.normal(size=60) > 0, "a", "b")
+    w = rng.uniform(0.5, 2.0, 60)
+    outcomes = []
+    original = _fit._fold_scorer
+
+    def spy(*args):
+        moments = original(*args)
+        if moments is None:  # (the Python path's folds, below)
+            return None
+        return lambda *a: outcomes.append(moments(*a)) or outcomes[-1]
+
+    monkeypatch.setattr(_fit, "_fold_scorer", spy)
+    kernel = CARTClassifier(pruning="cost_complexity", random_state=0).fit(
+        X, y, sample_weight=w).cp_table_
+    assert len(outcomes) == 10 and all(out is not None for out in outcomes)
+    monkeypatch.setattr(_fit, "KERNEL_FOLDS", False)
+    python = CARTClassifier(pruning="cost_complexity", random_state=0).fit(
+        X, y, sample_weight=w).cp_table_
+    pd.testing.assert_frame_equal(kernel, python, check_exact=True)
