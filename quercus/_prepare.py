@@ -237,8 +237,12 @@ def _resolve_categorical(categorical_features, names, cols, is_frame):
 def _categorical_by_dtype(dtype):
     """Whether a column of ``dtype`` is categorical when its kind is detected, or None
     when its values say (:func:`_auto_categorical`)."""
+    # (A NumPy bool or number and a pandas string dtype: what pandas' checks below say of
+    # them, in fewer steps; those checks are slow on an extension dtype.)
     if isinstance(dtype, np.dtype) and dtype.kind in "biufc":
-        return dtype.kind == "b"  # (what pandas' checks below say, in fewer steps)
+        return dtype.kind == "b"
+    if isinstance(dtype, pd.StringDtype):
+        return True
     if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
         return True
     if pd.api.types.is_numeric_dtype(dtype):
@@ -347,38 +351,42 @@ def _check_not_all_missing(values_missing, name):
 def _schema_columns(X, categorical_features):
     """(names, columns, categorical mask, is_frame) of training X. The columns of a
     DataFrame are None when its mask did not need them (see :func:`_frame_mask`): a
-    matrix of numbers is then read whole and never split into columns, each a Series to
-    make (:func:`_schema_cols` makes them when they are needed after all)."""
-    is_frame = isinstance(X, pd.DataFrame)
-    if is_frame:
-        names = [str(c) for c in X.columns]
-        mask = _frame_mask(X, categorical_features, names)
-        if mask is not None:
-            return names, None, mask, is_frame
-    names, cols = _columns(X)
-    mask = _resolve_categorical(categorical_features, names, cols, is_frame)
-    return names, cols, mask, is_frame
+    matrix of float64 columns is then read whole and never split into columns, each a
+    Series to make (:func:`_schema_cols` makes them when they are needed after all)."""
+    if not isinstance(X, pd.DataFrame):
+        names, cols = _columns(X)
+        return names, cols, _resolve_categorical(categorical_features, names, cols,
+                                                 False), False
+    names = [str(c) for c in X.columns]
+    columns = X.items()  # (as _columns makes them, one at a time)
+    # The first column's dtype says whether the frame may be all float64 (its dtypes, a
+    # Series to make, are read only then).
+    cols = [next(columns)[1]] if categorical_features is None and names else []
+    mask = _frame_mask(X, categorical_features, names, cols[0].dtype if cols else None)
+    if mask is not None:
+        return names, None, mask, True
+    cols += [col for _, col in columns]
+    return names, cols, _resolve_categorical(categorical_features, names, cols, True), True
 
 
-def _frame_mask(X, categorical_features, names):
-    """The categorical mask of DataFrame ``X`` (columns ``names``) as
-    :func:`_resolve_categorical` makes it, from the columns' dtypes alone, or None when a
-    column's values must be read: one of dtype object in the detected mode (its values
-    say, and :func:`_value_kind` checks them; see :func:`_categorical_by_dtype`)."""
+def _frame_mask(X, categorical_features, names, first_dtype):
+    """The categorical mask of DataFrame ``X`` (columns ``names``, the first of dtype
+    ``first_dtype``) as :func:`_resolve_categorical` makes it, when it is known without
+    its columns: ``categorical_features`` given (names and indices), or, detected, every
+    column float64 (numbers: none categorical). Else None."""
     if categorical_features is not None:
         return _resolve_categorical(categorical_features, names, None, True)
-    mask = np.zeros(len(names), dtype=bool)
-    for j, dtype in enumerate(X.dtypes):
-        decided = _categorical_by_dtype(dtype)
-        if decided is None:
-            return None
-        mask[j] = decided
-    return mask
+    if first_dtype == np.float64 and is_float_matrix(X):
+        return np.zeros(len(names), dtype=bool)
+    return None
 
 
 def _schema_cols(X, cols):
-    """``cols`` of :func:`_schema_columns`, made now when it left them out."""
-    return _columns(X)[1] if cols is None else cols
+    """``cols`` of :func:`_schema_columns`, made now when it left them out (a DataFrame's:
+    its names are known, and reading its columns' Index again is not free)."""
+    if cols is not None:
+        return cols
+    return [col for _, col in X.items()]  # (as _columns makes them)
 
 
 def _fit_numeric(col, name, is_frame):

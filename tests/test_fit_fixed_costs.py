@@ -181,8 +181,18 @@ def test_schema_from_dtypes_is_the_schema_from_columns(monkeypatch, name,
         assert warned_a == warned_b
 
 
-def _no_columns(X):
-    raise AssertionError("X split into columns")
+def _count_columns_made(monkeypatch):
+    """A list that gets a 1 for each column DataFrame.items makes from now on."""
+    made = []
+    items = pd.DataFrame.items
+
+    def counted(self):
+        for name, col in items(self):
+            made.append(1)
+            yield name, col
+
+    monkeypatch.setattr(pd.DataFrame, "items", counted)
+    return made
 
 
 @pytest.mark.parametrize("categorical_features", [None, [False, False]])
@@ -194,12 +204,26 @@ def test_a_float_frame_is_fitted_without_splitting_it_into_columns(monkeypatch,
     expected = [CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y),
                 CARTClassifier(categorical_features=categorical_features).fit(X, y)]
     monkeypatch.undo()
-    monkeypatch.setattr(_prepare, "_columns", _no_columns)
+    made = _count_columns_made(monkeypatch)
     got = [CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y),
            CARTClassifier(categorical_features=categorical_features).fit(X, y)]
+    # (the first column, whose dtype says the frame may be all float64, of each fit that
+    # detects the columns' kinds)
+    assert len(made) == (2 if categorical_features is None else 1)
     for a, b in zip(got, expected):
         assert export_text(a) == export_text(b)
     pd.testing.assert_frame_equal(got[0].cp_table_, expected[0].cp_table_)
+
+
+@pytest.mark.parametrize("name", ["strings", "category", "float_int_bool", "object_words"])
+def test_a_frame_read_by_columns_is_split_into_them_once(monkeypatch, name):
+    X = _frames()[name]
+    made = _count_columns_made(monkeypatch)
+    _prepare.fit_schema_and_encode(X, None)
+    assert len(made) == X.shape[1]
+    made.clear()
+    _prepare.fit_schema_and_bin(X, None, 255)
+    assert len(made) == X.shape[1]
 
 
 def _categorical_by_pandas_checks(dtype):
