@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-from sklearn.base import clone, is_regressor
+from sklearn.base import BaseEstimator, clone, is_regressor
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
@@ -291,10 +291,15 @@ def _fold_binning(params, schema, X_enc):
     is binned once, and no fold bins its rows again (nor takes a float copy of them).
     When every bin is exact, the bins themselves: a fold grows on its rows of them
     (:meth:`quercus._binning.Bins.take_rows`) to the same tree as binning its rows.
-    Either element may be None: no FoldBins (exact mode, long columns, -0.0: then the
-    fit's exact bins serve, else each fold bins its rows), or every row's bins still to
-    make (``bin_features``)."""
+    Either element may be None: no FoldBins (exact mode, no more rows than bins, long
+    columns, -0.0: then the fit's exact bins serve, else each fold bins its rows), or
+    every row's bins still to make (``bin_features``)."""
     if not _pruning.REUSE_FOLD_BINS or params.max_bins is None:  # (the tests' switch)
+        return None, None
+    if X_enc.shape[0] <= params.max_bins:
+        # No column has more distinct values than bins: every bin is exact, and the fit's
+        # own bins serve the folds (the very bins a FoldBins would give, without its
+        # binning of every row into ranks first).
         return None, None
     binner = FoldBins.of(X_enc, schema.is_categorical, schema.categories, params.max_bins)
     if binner is None:
@@ -325,7 +330,7 @@ def encode_targets(params, y, n, labels=None):
         return (Target(True, params.criterion),
                 _prepare.encode_regression_target(y, n, params.criterion))
     if labels is None:
-        classes, y_enc, _ = _prepare.encode_target(y, n)
+        classes, y_enc, _ = _prepare.encode_target(y, n, priority=False)
     else:
         classes, y_enc = labels
     if params.categorical_split == "ordered" and len(classes) > 2:
@@ -519,6 +524,7 @@ def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all,
     ``floor``: the table's smallest alpha, to which the folds grow. Returns the table's
     columns (a dict of arrays)."""
     seed = fold_seed(params.random_state)
+    y = np.asarray(y)  # (once: a Series' values are a copy to make, for the folds and table)
     fit_fold, scorer = _fold_fitter(params, schema, target, X_all, y, w_user, w_all,
                                     fold_bins)
     return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv, seed,
@@ -552,6 +558,38 @@ def _seed_of(random_state):
     return int(np.random.RandomState(random_state).randint(2**31))
 
 
+# Parameter values whose deep copy (scikit-learn's clone of a parameter) is themselves.
+_ATOMS = frozenset({type(None), bool, int, float, str})
+# What scikit-learn's clone copies or keeps beyond the parameters.
+_CLONE_EXTRAS = ("_metadata_request", "_sklearn_output_config", "_skl_callbacks")
+
+
+def _params_copy(params, **changes):
+    """``clone(params).set_params(**changes)``, made directly for an estimator that has
+    nothing for clone to handle but its parameters: clone's copy of every parameter and
+    check of the copy were a noticeable part of a small fit. The parameters that are not
+    atoms (a dict, a list, a RandomState, a splitter) are cloned as clone clones them.
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier
+    >>> est = CARTClassifier(class_weight={0: 1.0, 1: 2.0})
+    >>> copy = _params_copy(est, pruning=None)
+    >>> copy.class_weight == est.class_weight, copy.class_weight is est.class_weight
+    (True, False)
+    """
+    cls = type(params)
+    if (cls.__sklearn_clone__ is not BaseEstimator.__sklearn_clone__
+            or any(hasattr(params, name) for name in _CLONE_EXTRAS)):
+        return clone(params).set_params(**changes)
+    values = params.get_params(deep=False)
+    for name, value in values.items():
+        if type(value) not in _ATOMS:
+            values[name] = clone(value, safe=False)
+    values.update(changes)
+    return cls(**values)
+
+
 def _fold_fitter(params, schema, target, X_all, y, w_user, w_err, fold_bins):
     """``(fit_fold, moments)`` for :func:`quercus._pruning.complexity_table`.
 
@@ -563,14 +601,14 @@ def _fold_fitter(params, schema, target, X_all, y, w_user, w_err, fold_bins):
     threads = numba.get_num_threads()
     # One thread a fold when the folds run side by side. (Valid by construction: the
     # estimator's validated parameters, and these.)
-    fold_params = clone(params).set_params(pruning=None, ccp_alpha=0.0,
-                                           n_jobs=1 if threads > 1 else params.n_jobs)
-    if fold_params.max_surrogate > 0 and not np.isnan(np.sum(X_all)):
+    changes = dict(pruning=None, ccp_alpha=0.0, n_jobs=1 if threads > 1 else params.n_jobs)
+    if params.max_surrogate > 0 and not np.isnan(np.sum(X_all)):
         # With no missing value among the rows, surrogates route none of them: the folds'
         # trees and held-out errors are the same without them, and are grown in one kernel
         # call instead of node by node. (A NaN makes the sum NaN, and summing holds no n x p
         # mask; a sum overflowing to both infinities would only keep the surrogates.)
-        fold_params.set_params(max_surrogate=0)
+        changes["max_surrogate"] = 0
+    fold_params = _params_copy(params, **changes)
     y = np.asarray(y)
     # A regressor's targets are checked and coded once, not again in every fold (but for
     # Poisson's, which encode_targets checks per fold: a fold of them may sum to zero).
@@ -630,13 +668,17 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
                        for v in (params.min_samples_split, params.min_samples_leaf))
     frac_w = float(params.min_weight_fraction_leaf)
     fold_cfgs = {}  # (sizes, weight, floor) -> the folds' config: most folds share one
+    # (Every fold's weights are positive when every row's is: not checked fold by fold.)
+    all_positive = bool((w_user > 0).all())
+    # The target of a fold with every class (its classes are the whole data's), made once.
+    every_class = None if regression else Target(False, params.criterion, target.classes)
 
     def moments(train, test, floor, thresholds, labels, codes):
         m = train.size
         if m > subtree_limit(m, regression):
             return None  # (grown node by node)
         w = w_user[train]
-        if not (w > 0).all():
+        if not (all_positive or (w > 0).all()):
             return None  # (fit_encoded drops the rows of weight zero)
         bins = fold_bins.take_rows(train)
         if bins is None:
@@ -645,7 +687,8 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
             fold_target, y_fold, held_out = target, values[train], values[test]
         else:
             (classes, y_fold), held_out = labels, codes.astype(np.float64)
-            fold_target = Target(False, params.criterion, classes)
+            fold_target = (every_class if classes is target.classes
+                           else Target(False, params.criterion, classes))
         data = fold_target.binned_data(bins, schema.is_categorical.copy(), y_fold, w)
         # grow_config's settings of this fold: its sizes and its weight.
         mss, msl = ((cfg.min_samples_split, cfg.min_samples_leaf) if fixed_counts

@@ -172,8 +172,15 @@ class BinnedData:
     def from_bins(cls, bins, is_cat, y, y2, w, n_stats, n_out):
         """From :class:`quercus._binning.Bins` and the targets."""
         # Writable arrays: a read-only target (a pandas Series' values) would compile every
-        # kernel a second time for the read-only type.
-        y, y2, w = (np.require(a, np.float64, ["C", "W"]) for a in (y, y2, w))
+        # kernel a second time for the read-only type. (Most arrays given already are
+        # ones, as every fold's are: taken as they are, without np.require's checks.)
+        def writable(a):
+            if (type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous
+                    and a.flags.writeable):
+                return a
+            return np.require(a, np.float64, ["C", "W"])
+
+        y, y2, w = writable(y), writable(y2), writable(w)
         return cls(bins.codes, bins.n_bins, is_cat, bins.lo, bins.hi, bins.offsets, y, y2, w,
                    n_stats, n_out, source=bins.source, source_rows=bins.source_rows)
 

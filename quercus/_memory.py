@@ -39,10 +39,16 @@ def fit_bytes(X, max_bins, lazy=False, from_columns=False):
     >>> fit_bytes(X, None, lazy=True, from_columns=True)["bin values"]  # read from X
     0
     """
-    n, p = X.shape
     is_float = is_float_matrix(X)
     reads_x = is_float or (from_columns and isinstance(X, np.ndarray)
                            and X.dtype == np.float32)
+    return _fit_bytes(X.shape, max_bins, lazy, from_columns, is_float, reads_x)
+
+
+def _fit_bytes(shape, max_bins, lazy, from_columns, is_float, reads_x):
+    """:func:`fit_bytes` of X of ``shape``; ``is_float``: X is a float64 matrix, read
+    without a copy; ``reads_x``: the fit may read values from X."""
+    n, p = shape
     copied = min(p, max(1, _BIN_CHUNK_CELLS // max(n, 1))) if from_columns else p
     return {
         "encoded copy of X (float64)": 0 if is_float else 8 * n * copied,
@@ -64,9 +70,15 @@ def check_fit_memory(X, max_bins, lazy=False, from_columns=False):
     >>> check_fit_memory(np.zeros((100, 3)), 255)  # small: nothing to say
     """
     free = available_bytes()
+    if free is None:
+        return
+    # The estimate is at its largest for X read through a copy: when even that fits, X's
+    # dtypes (a pandas Series to make, for a DataFrame) need not be read.
+    if sum(_fit_bytes(X.shape, max_bins, lazy, from_columns, False, False).values()) <= free:
+        return
     parts = fit_bytes(X, max_bins, lazy, from_columns)
     need = sum(parts.values())
-    if free is None or need <= free:
+    if need <= free:
         return
     gib = 2.0 ** 30
     detail = ", ".join(f"{k} {v / gib:.1f} GiB" for k, v in parts.items() if v)

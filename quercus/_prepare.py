@@ -179,7 +179,8 @@ def _columns(X):
 def as_2d(X, *, what="X", min_samples=1):
     """Return X as a DataFrame or a 2-d ndarray, with shape errors raised here."""
     if isinstance(X, pd.DataFrame):
-        dup = X.columns[X.columns.duplicated()]
+        # (is_unique is kept by the columns' Index: indexing them is not free)
+        dup = [] if X.columns.is_unique else X.columns[X.columns.duplicated()]
         if len(dup):
             raise ValueError(f"Column names must be unique: {dup[0]!r} appears "
                              f"{int((X.columns == dup[0]).sum())} times.")
@@ -233,14 +234,28 @@ def _resolve_categorical(categorical_features, names, cols, is_frame):
     return mask
 
 
-def _auto_categorical(col, name, is_frame):
-    dtype = col.dtype
+def _categorical_by_dtype(dtype):
+    """Whether a column of ``dtype`` is categorical when its kind is detected, or None
+    when its values say (:func:`_auto_categorical`)."""
+    # (A NumPy bool or number and a pandas string dtype: what pandas' checks below say of
+    # them, in fewer steps; those checks are slow on an extension dtype.)
+    if isinstance(dtype, np.dtype) and dtype.kind in "biufc":
+        return dtype.kind == "b"
+    if isinstance(dtype, pd.StringDtype):
+        return True
     if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
         return True
     if pd.api.types.is_numeric_dtype(dtype):
         return False
     if pd.api.types.is_string_dtype(dtype) and not dtype == object:
         return True
+    return None
+
+
+def _auto_categorical(col, name, is_frame):
+    decided = _categorical_by_dtype(col.dtype)
+    if decided is not None:
+        return decided
     kind = _value_kind(col, name)
     if kind == "string" or kind == "boolean":
         return True
@@ -334,11 +349,44 @@ def _check_not_all_missing(values_missing, name):
 
 
 def _schema_columns(X, categorical_features):
-    """(names, columns, categorical mask, is_frame) of training X."""
-    is_frame = isinstance(X, pd.DataFrame)
-    names, cols = _columns(X)
-    mask = _resolve_categorical(categorical_features, names, cols, is_frame)
-    return names, cols, mask, is_frame
+    """(names, columns, categorical mask, is_frame) of training X. The columns of a
+    DataFrame are None when its mask did not need them (see :func:`_frame_mask`): a
+    matrix of float64 columns is then read whole and never split into columns, each a
+    Series to make (:func:`_schema_cols` makes them when they are needed after all)."""
+    if not isinstance(X, pd.DataFrame):
+        names, cols = _columns(X)
+        return names, cols, _resolve_categorical(categorical_features, names, cols,
+                                                 False), False
+    names = [str(c) for c in X.columns]
+    columns = X.items()  # (as _columns makes them, one at a time)
+    # The first column's dtype says whether the frame may be all float64 (its dtypes, a
+    # Series to make, are read only then).
+    cols = [next(columns)[1]] if categorical_features is None and names else []
+    mask = _frame_mask(X, categorical_features, names, cols[0].dtype if cols else None)
+    if mask is not None:
+        return names, None, mask, True
+    cols += [col for _, col in columns]
+    return names, cols, _resolve_categorical(categorical_features, names, cols, True), True
+
+
+def _frame_mask(X, categorical_features, names, first_dtype):
+    """The categorical mask of DataFrame ``X`` (columns ``names``, the first of dtype
+    ``first_dtype``) as :func:`_resolve_categorical` makes it, when it is known without
+    its columns: ``categorical_features`` given (names and indices), or, detected, every
+    column float64 (numbers: none categorical). Else None."""
+    if categorical_features is not None:
+        return _resolve_categorical(categorical_features, names, None, True)
+    if first_dtype == np.float64 and is_float_matrix(X):
+        return np.zeros(len(names), dtype=bool)
+    return None
+
+
+def _schema_cols(X, cols):
+    """``cols`` of :func:`_schema_columns`, made now when it left them out (a DataFrame's:
+    its names are known, and reading its columns' Index again is not free)."""
+    if cols is not None:
+        return cols
+    return [col for _, col in X.items()]  # (as _columns makes them)
 
 
 def _fit_numeric(col, name, is_frame):
@@ -391,6 +439,7 @@ def fit_schema_and_encode(X, categorical_features=None):
     arr = None if mask.any() else _checked_float_matrix(X)
     if arr is not None:
         return Schema(names, mask, [None] * len(names)), arr
+    cols = _schema_cols(X, cols)
     n = len(cols[0]) if cols else 0
     X_enc = np.empty((n, len(cols)), dtype=np.float64, order="F")
     categories = []
@@ -433,6 +482,7 @@ def fit_schema_and_bin(X, categorical_features, max_bins, lazy=False):
         if source is None:
             return schema, bin_features(arr, mask, schema.categories, max_bins)
         return schema, bin_features(source, mask, schema.categories, max_bins, lazy=True)
+    cols = _schema_cols(X, cols)
     n, p = (len(cols[0]) if cols else 0), len(cols)
     # A float32 matrix is read for the thresholds as it is, like a float64 one: its long
     # continuous columns keep no value table (8 bytes a row each).
@@ -647,8 +697,11 @@ def _target_vector(y, n_samples):
     """y as a 1-d array of the right length, and the first row whose value is missing."""
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None.")
-    if isinstance(y, pd.Series) and isinstance(y.dtype, np.dtype):
-        y = y.to_numpy()  # (a Series of a NumPy type: its values; check_array is slow)
+    if isinstance(y, pd.Series) and isinstance(y.dtype, (np.dtype, pd.StringDtype)):
+        # A Series of a NumPy type, or of strings (pandas 3's default for text): its
+        # values, the very array check_array makes of it (an object array of the strings
+        # and the dtype's missing value), without check_array's slow path.
+        y = y.to_numpy()
     if not (type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biufUO"):
         y = column_or_1d(y, warn=True)
     if y.shape[0] != n_samples:
@@ -658,8 +711,9 @@ def _target_vector(y, n_samples):
     return y, (int(miss[0]) if miss.size else None)
 
 
-def encode_target(y, n_samples):
-    """Labels -> (classes_ sorted, codes, first-appearance priority of each class)."""
+def encode_target(y, n_samples, priority=True):
+    """Labels -> (classes_ sorted, codes, first-appearance priority of each class). Without
+    ``priority`` the last is None (a fit takes it from the rows it keeps)."""
     y, i = _target_vector(y, n_samples)
     if i is not None:
         raise ValueError(f"Input y contains a missing label ({_plain_list([y[i]])[0]!r}) "
@@ -699,7 +753,7 @@ def encode_target(y, n_samples):
     rank[order] = np.arange(n_unique)
     codes = rank[first_codes]
     codes = codes.astype(np.int32)
-    return classes, codes, class_priority(codes, len(classes))
+    return classes, codes, class_priority(codes, len(classes)) if priority else None
 
 
 def class_priority(codes, n_classes):

@@ -367,6 +367,10 @@ FOLD_THREADS_MIN_CELLS = 1000
 # bins its rows again, which the tests compare against.
 REUSE_FOLD_BINS = True
 
+# default_splits makes every fold's rows at once up to this many (folds x rows) cells of
+# masks and indices; fold by fold above (no k copies of the rows at once beside them).
+SPLITS_AT_ONCE_CELLS = 1 << 16
+
 
 def default_folds(cv, n_rows, y_codes, random_state):
     """The folds of an integer ``cv``, rpart's ``xval`` groups: rows drawn into ``cv``
@@ -428,7 +432,8 @@ def default_splits(cv, n_rows, y_codes, random_state):
         ordered = np.sort(y_seen)
         fold_of = np.empty(n_rows, dtype=np.int64)
         for c in range(n_classes):
-            shares = [np.count_nonzero(ordered[i::k] == c) for i in range(k)]
+            # (the count of class c among ordered[i::k], for each fold i)
+            shares = np.bincount(np.flatnonzero(ordered == c) % k, minlength=k)
             labels = np.arange(k).repeat(shares)
             rng.shuffle(labels)
             fold_of[y_seen == c] = labels
@@ -440,7 +445,19 @@ def default_splits(cv, n_rows, y_codes, random_state):
         sizes[:n_rows % k] += 1
         fold_of = np.empty(n_rows, dtype=np.int64)
         fold_of[order] = np.arange(k).repeat(sizes)
-    return [(np.flatnonzero(fold_of != i), np.flatnonzero(fold_of == i)) for i in range(k)]
+    if k * n_rows > SPLITS_AT_ONCE_CELLS:
+        return [(np.flatnonzero(fold_of != i), np.flatnonzero(fold_of == i))
+                for i in range(k)]
+    # Every fold's rows at once (calls per fold were a noticeable part of a small fit),
+    # fold after fold, each fold's in row order: the test rows sorted stably by fold, and
+    # the training rows as the (fold, row) pairs of a k x n mask in row-major order.
+    test = np.argsort(fold_of, kind="stable")
+    train = np.flatnonzero(fold_of != np.arange(k)[:, None]) % n_rows
+    splits, a, b = [], 0, 0
+    for size in np.bincount(fold_of, minlength=k).tolist():
+        splits.append((train[a:a + n_rows - size], test[b:b + size]))
+        a, b = a + n_rows - size, b + size
+    return splits
 
 
 def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold,
@@ -510,13 +527,19 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     # and merged in fold order: the table does not depend on the number of threads.
     threads = numba.get_num_threads()
 
-    def fold_labels(train):
-        """The fold's classes (those among its rows, as encoding its labels gives) and
-        the code of each of the whole data's classes among them (-1: not in the fold)."""
-        present = np.flatnonzero(np.bincount(y_codes[train], minlength=n_classes))
+    def fold_labels(train, test):
+        """The fold's (classes, label codes) and its held-out rows' label codes: its
+        classes are those among its rows (as encoding its labels gives), and the codes
+        index them (a held-out row of a class not in the fold: -1)."""
+        fold_codes = y_codes[train]
+        counts = np.bincount(fold_codes, minlength=n_classes)
+        if counts.all():  # (every class in the fold: the whole data's codes as they are)
+            return ((target.classes, fold_codes.astype(np.int32, copy=False)),
+                    y_codes[test].astype(np.int32, copy=False))
+        present = np.flatnonzero(counts)
         recode = np.full(n_classes, -1, dtype=np.int32)
         recode[present] = np.arange(present.size, dtype=np.int32)
-        return target.classes[present], recode
+        return (target.classes[present], recode[fold_codes]), recode[y_codes[test]]
 
     reuse = bins is not None and REUSE_FOLD_BINS
     # With a floor, the folds need no subtree below the smallest alpha they are scored at.
@@ -528,8 +551,7 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
         train, test = split
         codes = labels = None
         if not target.regression:
-            classes, recode = fold_labels(train)
-            labels, codes = (classes, recode[y_codes[train]]), recode[y_codes[test]]
+            labels, codes = fold_labels(train, test)
         if fold_moments is not None:
             errors = fold_moments(train, test, fold_floor, thresholds, labels, codes)
             if errors is not None:

@@ -1,0 +1,577 @@
+"""The shortcuts that cut a small fit's fixed Python cost give what the long way gives:
+the same arrays, the same checks and messages, the same trees and tables."""
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.utils.validation import column_or_1d
+
+from quercus import CARTClassifier, CARTRegressor, _prepare, export_text
+
+STRING_DTYPES = ["str", "string", "string[python]", "string[pyarrow]"]
+
+
+def _no_column_or_1d(*args, **kwargs):
+    raise AssertionError("column_or_1d called")
+
+
+@pytest.mark.parametrize("dtype", STRING_DTYPES)
+@pytest.mark.parametrize("values", [["b", "a", "b"], ["b", None, "a"], ["是", "否", "否"]])
+def test_string_series_target_is_check_arrays_vector(monkeypatch, dtype, values):
+    y = pd.Series(values, dtype=dtype)
+    expected = column_or_1d(y, warn=True)
+    monkeypatch.setattr(_prepare, "column_or_1d", _no_column_or_1d)
+    got, first_missing = _prepare._target_vector(y, len(values))
+    assert type(got) is np.ndarray and got.dtype == expected.dtype
+    assert [type(v) for v in got] == [type(v) for v in expected]
+    assert [repr(v) for v in got] == [repr(v) for v in expected]
+    assert first_missing == (values.index(None) if None in values else None)
+
+
+@pytest.mark.parametrize("dtype", STRING_DTYPES)
+def test_string_series_target_keeps_its_errors(dtype):
+    X = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+    y = pd.Series(["a", "b", None, "a"], dtype=dtype)
+    long_way = column_or_1d(y, warn=True)
+    for est in (CARTClassifier(), CARTRegressor()):
+        with pytest.raises(ValueError) as fast:
+            est.fit(X, y)
+        with pytest.raises(ValueError) as slow:
+            est.fit(X, long_way)
+        assert str(fast.value) == str(slow.value)
+        assert "missing" in str(fast.value)
+    with pytest.raises(ValueError, match="X and y have inconsistent numbers of samples"):
+        CARTClassifier().fit(X, y[:3])
+    with pytest.raises(ValueError, match="y of a regressor must be numeric"):
+        CARTRegressor().fit(X, y.fillna("c"))
+
+
+@pytest.mark.parametrize("dtype", STRING_DTYPES)
+def test_string_series_target_fits_as_its_values(dtype):
+    X = pd.DataFrame({"x": np.arange(40.0), "c": list("pqrs") * 10})
+    y = pd.Series(["yes", "no", "no", "maybe"] * 10, dtype=dtype)
+    a = CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y)
+    b = CARTClassifier(pruning="cost_complexity", random_state=0).fit(
+        X, np.asarray(y, dtype=object))
+    assert a.classes_.tolist() == b.classes_.tolist()
+    assert a.classes_.dtype == b.classes_.dtype
+    assert export_text(a) == export_text(b)
+    pd.testing.assert_frame_equal(a.cp_table_, b.cp_table_)
+
+
+def _binned(y, y2, w):
+    from quercus._binning import bin_features
+    from quercus._grower import BinnedData
+    X = np.arange(6.0).reshape(3, 2)
+    bins = bin_features(X, np.zeros(2, dtype=bool), [None, None], 255)
+    return BinnedData.from_bins(bins, np.zeros(2, dtype=bool), y, y2, w, 2, 2)
+
+
+def test_binned_data_takes_writable_float64_targets_as_they_are():
+    y, y2, w = np.array([0.0, 1.0, 1.0]), np.array([0.0, 1.0, 1.0]), np.ones(3)
+    data = _binned(y, y2, w)
+    assert data.y is y and data.y2 is y2 and data.w is w
+
+
+class _Sub(np.ndarray):
+    pass
+
+
+def _read_only(a):
+    a = np.array(a, dtype=np.float64)
+    a.setflags(write=False)
+    return a
+
+
+@pytest.mark.parametrize("make", [
+    _read_only,                                          # a pandas Series' values
+    lambda a: np.array(a, dtype=np.int32),               # codes
+    lambda a: np.repeat(np.array(a, dtype=np.float64), 2)[::2],  # not contiguous
+    lambda a: np.array(a, dtype=np.float64).view(_Sub),  # a subclass
+    list,
+])
+def test_binned_data_makes_other_targets_writable_float64_as_np_require(make):
+    values = [0.0, 1.0, 1.0]
+    given = make(values)
+    data = _binned(given, given, given)
+    expected = np.require(given, np.float64, ["C", "W"])
+    for got in (data.y, data.y2, data.w):
+        assert (got is given) == (expected is given)
+        assert got.dtype == np.float64 and got.flags.c_contiguous and got.flags.writeable
+        assert type(got) is type(expected)
+        assert np.array_equal(got, values)
+
+
+def _frames():
+    n = 12
+    rng = np.random.default_rng(0)
+    num = rng.normal(size=n)
+    with_inf = num.copy()
+    with_inf[3] = np.inf
+    return {
+        "float64": pd.DataFrame({"a": num, "b": num * 2}),
+        "float_int_bool": pd.DataFrame({"a": num, "i": np.arange(n), "b": num > 0}),
+        "float32": pd.DataFrame({"a": num.astype(np.float32)}),
+        "strings": pd.DataFrame({"s": pd.Series(list("abcabcabcabc"), dtype="str"),
+                                 "t": pd.Series(list("xyxyxyxyxyxy"), dtype="string"),
+                                 "a": num}),
+        "category": pd.DataFrame({"c": pd.Categorical(list("pqpqpqpqpqpq")), "a": num}),
+        "nullable": pd.DataFrame({"i": pd.array(list(range(n - 1)) + [None], dtype="Int64"),
+                                  "f": pd.array([0.5] * (n - 1) + [None], dtype="Float64"),
+                                  "b": pd.array([True, False] * 6, dtype="boolean")}),
+        "object_words": pd.DataFrame({"o": pd.Series(list("ababababcbab"), dtype=object),
+                                      "a": num}),
+        "object_numbers": pd.DataFrame({"o": pd.Series(list(range(n)), dtype=object)}),
+        "object_mixed": pd.DataFrame({"a": num,
+                                      "o": pd.Series([1, "x"] * 6, dtype=object)}),
+        "datetime": pd.DataFrame({"a": num, "d": pd.date_range("2020", periods=n)}),
+        "inf": pd.DataFrame({"a": with_inf, "b": num}),
+        "all_missing": pd.DataFrame({"a": num, "b": np.full(n, np.nan)}),
+        "all_missing_words": pd.DataFrame({"a": num,
+                                           "s": pd.Series([None] * n, dtype="str")}),
+    }
+
+
+def _outcome(f):
+    """What ``f()`` gives or raises, and the warnings it gives."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            out = "ok", f()
+        except (ValueError, TypeError) as exc:
+            out = type(exc).__name__, str(exc)
+    return (*out, [(w.category, str(w.message)) for w in caught])
+
+
+def _same(a, b):
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, _prepare.Schema):
+        return _same(_prepare.Schema.to_dict(a), _prepare.Schema.to_dict(b))
+    if hasattr(a, "codes") and hasattr(a, "n_bins"):  # Bins
+        return all(_same(getattr(a, k), getattr(b, k))
+                   for k in ("codes", "n_bins", "lo", "hi", "offsets"))
+    if isinstance(a, np.ndarray):
+        return (a.dtype == b.dtype and a.shape == b.shape
+                and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+    return a == b
+
+
+@pytest.mark.parametrize("categorical_features", [None, ["a"], "mask"])
+@pytest.mark.parametrize("name", list(_frames()))
+def test_schema_from_dtypes_is_the_schema_from_columns(monkeypatch, name,
+                                                       categorical_features):
+    X = _frames()[name]
+    if categorical_features == "mask":
+        categorical_features = np.arange(X.shape[1]) == X.shape[1] - 1
+    elif categorical_features is not None and "a" not in X.columns:
+        categorical_features = [X.columns[0]]
+    steps = [lambda: _prepare._schema_columns(X, categorical_features)[2],
+             lambda: _prepare.fit_schema_and_encode(X, categorical_features),
+             lambda: _prepare.fit_schema_and_bin(X, categorical_features, 255),
+             lambda: _prepare.fit_schema_and_bin(X, categorical_features, None, lazy=True)]
+    fast = [_outcome(step) for step in steps]
+    monkeypatch.setattr(_prepare, "_frame_mask", lambda *args: None)  # the columns' way
+    slow = [_outcome(step) for step in steps]
+    for (kind_a, a, warned_a), (kind_b, b, warned_b) in zip(fast, slow):
+        assert kind_a == kind_b and _same(a, b), (kind_a, a, kind_b, b)
+        assert warned_a == warned_b
+
+
+def _count_columns_made(monkeypatch):
+    """A list that gets a 1 for each column DataFrame.items makes from now on."""
+    made = []
+    items = pd.DataFrame.items
+
+    def counted(self):
+        for name, col in items(self):
+            made.append(1)
+            yield name, col
+
+    monkeypatch.setattr(pd.DataFrame, "items", counted)
+    return made
+
+
+@pytest.mark.parametrize("categorical_features", [None, [False, False]])
+def test_a_float_frame_is_fitted_without_splitting_it_into_columns(monkeypatch,
+                                                                   categorical_features):
+    X = _frames()["float64"]
+    y = (X["a"] > 0).astype(int)
+    monkeypatch.setattr(_prepare, "_frame_mask", lambda *args: None)  # the columns' way
+    expected = [CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y),
+                CARTClassifier(categorical_features=categorical_features).fit(X, y)]
+    monkeypatch.undo()
+    made = _count_columns_made(monkeypatch)
+    got = [CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y),
+           CARTClassifier(categorical_features=categorical_features).fit(X, y)]
+    # (the first column, whose dtype says the frame may be all float64, of each fit that
+    # detects the columns' kinds)
+    assert len(made) == (2 if categorical_features is None else 1)
+    for a, b in zip(got, expected):
+        assert export_text(a) == export_text(b)
+    pd.testing.assert_frame_equal(got[0].cp_table_, expected[0].cp_table_)
+
+
+@pytest.mark.parametrize("name", ["strings", "category", "float_int_bool", "object_words"])
+def test_a_frame_read_by_columns_is_split_into_them_once(monkeypatch, name):
+    X = _frames()[name]
+    made = _count_columns_made(monkeypatch)
+    _prepare.fit_schema_and_encode(X, None)
+    assert len(made) == X.shape[1]
+    made.clear()
+    _prepare.fit_schema_and_bin(X, None, 255)
+    assert len(made) == X.shape[1]
+
+
+def _categorical_by_pandas_checks(dtype):
+    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+        return True
+    if pd.api.types.is_numeric_dtype(dtype):
+        return False
+    if pd.api.types.is_string_dtype(dtype) and not dtype == object:
+        return True
+    return None
+
+
+@pytest.mark.parametrize("dtype", [
+    bool, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64, np.float16,
+    np.float32, np.float64, np.complex128, object, "U3", "S3", "datetime64[ns]",
+    "timedelta64[ns]", "V8", "Int64", "UInt8", "Float64", "boolean", "category", "str",
+    "string", "string[python]", "datetime64[ns, UTC]", "period[D]", "interval[int64]",
+    "Sparse[float64]", "int64[pyarrow]", "bool[pyarrow]", "string[pyarrow]"])
+def test_categorical_by_dtype_answers_as_pandas_checks(dtype):
+    if dtype in ("U3", "S3", "V8"):
+        dtype = np.dtype(dtype)
+    else:
+        dtype = pd.Series([], dtype=dtype).dtype
+    assert _prepare._categorical_by_dtype(dtype) == _categorical_by_pandas_checks(dtype)
+
+
+@pytest.mark.parametrize("columns", [["a", "b", "a"], [0, 1, 1], ["x", 2, "x"]])
+def test_duplicate_column_names_are_still_refused(columns):
+    X = pd.DataFrame(np.zeros((3, 3)), columns=columns)
+    dup = pd.Index(columns)[pd.Index(columns).duplicated()][0]
+    with pytest.raises(ValueError, match=re.escape(f"Column names must be unique: {dup!r} "
+                                                   f"appears 2 times")):
+        _prepare.as_2d(X)
+
+
+def _memory_inputs():
+    num = np.zeros((50, 4))
+    return [num, num.astype(np.float32), num.astype(np.int64), pd.DataFrame(num),
+            pd.DataFrame({"a": num[:, 0], "s": ["x"] * 50})]
+
+
+@pytest.mark.parametrize("max_bins", [255, None])
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize("from_columns", [False, True])
+def test_the_memory_bound_read_before_the_dtypes_is_never_below_the_estimate(
+        max_bins, lazy, from_columns):
+    from quercus import _memory
+    for X in _memory_inputs():
+        bound = _memory._fit_bytes(X.shape, max_bins, lazy, from_columns, False, False)
+        assert sum(bound.values()) >= sum(
+            _memory.fit_bytes(X, max_bins, lazy, from_columns).values())
+
+
+def test_fit_memory_is_checked_from_the_dtypes_only_near_the_limit(monkeypatch):
+    from quercus import _memory
+    X = np.zeros((50, 4))
+    need = sum(_memory.fit_bytes(X, None).values())
+    bound = sum(_memory._fit_bytes(X.shape, None, False, False, False, False).values())
+    assert need < bound
+    monkeypatch.setattr(_memory, "available_bytes", lambda: need)
+    _memory.check_fit_memory(X, None)  # fits: X is read as it is
+    monkeypatch.setattr(_memory, "available_bytes", lambda: need - 1)
+    with pytest.raises(MemoryError, match=r"Fitting X of shape \(50, 4\) needs about"):
+        _memory.check_fit_memory(X, None)
+
+    def no_dtypes(X):
+        raise AssertionError("dtypes read")
+
+    monkeypatch.setattr(_memory, "is_float_matrix", no_dtypes)
+    monkeypatch.setattr(_memory, "available_bytes", lambda: bound)
+    _memory.check_fit_memory(X, None)
+    monkeypatch.setattr(_memory, "available_bytes", lambda: None)
+    _memory.check_fit_memory(X, None)
+
+
+@pytest.mark.parametrize("at_once", [True, False])
+@pytest.mark.parametrize("seed", [0, 7])
+@pytest.mark.parametrize("n,k,classes", [
+    (17, 10, None), (14, 10, [9, 5]), (150, 10, [50, 50, 50]), (7, 10, None),
+    (300, 10, [10, 240, 50]), (2, 2, None), (61, 5, [30, 6, 25])])
+def test_fold_rows_made_at_once_are_scikit_learn_s_splits(monkeypatch, at_once, seed, n, k,
+                                                          classes):
+    from quercus import _pruning
+    if not at_once:
+        monkeypatch.setattr(_pruning, "SPLITS_AT_ONCE_CELLS", 0)
+    codes = None
+    if classes is not None:
+        codes = np.repeat(np.arange(len(classes)), classes)
+        np.random.default_rng(seed).shuffle(codes)
+    ours = _pruning.default_splits(k, n, codes, seed)
+    theirs = list(_pruning.default_folds(k, n, codes, seed).split(np.zeros(n), codes))
+    assert len(ours) == len(theirs) == min(k, n)
+    for (a_train, a_test), (b_train, b_test) in zip(ours, theirs):
+        for a, b in ((a_train, b_train), (a_test, b_test)):
+            assert a.dtype == b.dtype and a.ndim == 1
+            np.testing.assert_array_equal(a, b)
+
+
+def _estimators_to_copy():
+    from sklearn.model_selection import KFold
+
+    from quercus import C45Classifier
+    return [
+        CARTClassifier(pruning="cost_complexity"),
+        CARTClassifier(class_weight={"a": 1.0, "b": 2.0}, categorical_features=["x"],
+                       random_state=np.random.RandomState(3), max_depth=np.int64(4),
+                       cv=KFold(3)),
+        CARTRegressor(pruning="cost_complexity", random_state=5, n_jobs=2),
+        C45Classifier(class_weight="balanced"),
+    ]
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_params_copy_is_clone_with_the_changes(i):
+    from sklearn.base import clone
+
+    from quercus._fit import _params_copy
+    est = _estimators_to_copy()[i]
+    est.tree_ = "fitted"  # a fitted attribute: not copied
+    changes = dict(pruning=None, ccp_alpha=0.0, n_jobs=1)
+    ours = _params_copy(est, **changes)
+    theirs = clone(est).set_params(**changes)
+    assert type(ours) is type(theirs) and not hasattr(ours, "tree_")
+    assert list(vars(ours)) == list(vars(theirs))
+    mine, given = ours.get_params(deep=False), est.get_params(deep=False)
+    for name, value in theirs.get_params(deep=False).items():
+        assert type(mine[name]) is type(value)
+        if isinstance(value, np.random.RandomState):
+            assert mine[name] is not given[name]
+            assert repr(mine[name].get_state()) == repr(given[name].get_state())
+        elif hasattr(value, "get_n_splits"):
+            assert mine[name] is not given[name] and repr(mine[name]) == repr(value)
+        else:
+            assert mine[name] == value
+            if name not in changes and type(value) in (dict, list):
+                assert mine[name] is not given[name]  # a copy, as clone's
+
+
+def test_params_copy_leaves_what_else_clone_handles_to_clone(monkeypatch):
+    from sklearn.base import clone
+
+    from quercus._fit import _params_copy
+    est = CARTClassifier()
+    est._sklearn_output_config = {"transform": "pandas"}
+    assert _params_copy(est, pruning=None)._sklearn_output_config == {"transform": "pandas"}
+    calls = []
+
+    class Own(CARTClassifier):
+        def __sklearn_clone__(self):
+            calls.append(1)
+            return clone(CARTClassifier(**self.get_params()))
+
+    assert type(_params_copy(Own(), pruning=None)) is CARTClassifier and calls == [1]
+
+
+def test_a_series_target_is_read_once_for_the_folds(monkeypatch):
+    X = pd.DataFrame({"x": np.arange(30.0)})
+    y = pd.Series(["a", "b", "c"] * 10, dtype="str")
+    read = []
+    original = pd.Series.__array__
+    monkeypatch.setattr(pd.Series, "__array__",
+                        lambda self, *a, **k: read.append(1) or original(self, *a, **k))
+    CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y)
+    assert len(read) == 1
+
+
+@pytest.mark.parametrize("y_kind", ["str", "int"])
+def test_fold_labels_are_the_fold_s_classes_and_codes(monkeypatch, y_kind):
+    """Each fold's (classes, codes) and held-out codes, with every class in the fold or
+    not, are those of recoding the whole data's codes to the classes among its rows."""
+    from quercus import _fit
+    rng = np.random.default_rng(1)
+    y = np.array(["a"] * 30 + ["b"] * 25 + ["lone"])  # "lone": in all folds but one
+    rng.shuffle(y)
+    if y_kind == "int":
+        y = np.unique(y, return_inverse=True)[1] * 10
+    X = pd.DataFrame({"x": rng.normal(size=y.size), "z": rng.normal(size=y.size)})
+    seen = []
+    original = _fit._fold_scorer
+
+    def spy(*args, **kwargs):
+        moments = original(*args, **kwargs)
+
+        def recorded(train, test, floor, thresholds, labels, codes):
+            seen.append((train, test, labels, codes))
+            return moments(train, test, floor, thresholds, labels, codes)
+        return recorded
+
+    monkeypatch.setattr(_fit, "_fold_scorer", spy)
+    from quercus._target import Target
+    n_classes = []  # of the targets whose binned data the fit and its folds make
+    binned_data = Target.binned_data
+    monkeypatch.setattr(Target, "binned_data",
+                        lambda self, *a: n_classes.append(self.n_classes)
+                        or binned_data(self, *a))
+    est = CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y)
+    y_codes = pd.Index(est.classes_).get_indexer(y)
+    assert len(seen) == 10
+    assert n_classes == [3] + [len(labels[0]) for _, _, labels, _ in seen]
+    n_all = 0
+    for train, test, (classes, fold_codes), held_out in seen:
+        present = np.flatnonzero(np.bincount(y_codes[train], minlength=len(est.classes_)))
+        recode = np.full(len(est.classes_), -1, dtype=np.int32)
+        recode[present] = np.arange(present.size, dtype=np.int32)
+        n_all += present.size == len(est.classes_)
+        assert classes.dtype == est.classes_.dtype
+        assert classes.tolist() == est.classes_[present].tolist()
+        for got, expected in ((fold_codes, recode[y_codes[train]]),
+                              (held_out, recode[y_codes[test]])):
+            assert got.dtype == np.int32
+            np.testing.assert_array_equal(got, expected)
+    assert n_all == 9
+
+
+def _fold_binning_frames():
+    rng = np.random.default_rng(4)
+    n = 40
+    num = rng.normal(size=n)
+    num[[3, 9]] = np.nan
+    return {
+        "numeric": pd.DataFrame({"a": num, "b": rng.integers(0, 5, n).astype(float)}),
+        "mixed": pd.DataFrame({"a": num, "c": rng.choice(list("pqr"), n)}),
+        "categorical": pd.DataFrame({"c": rng.choice(list("pqrs"), n),
+                                     "d": rng.choice(["x", None], n)}),
+    }
+
+
+@pytest.mark.parametrize("max_bins", [39, 40, 41, 255])
+@pytest.mark.parametrize("name", list(_fold_binning_frames()))
+def test_folds_of_no_more_rows_than_bins_take_the_fit_s_exact_bins(monkeypatch, name,
+                                                                   max_bins):
+    """With no more rows than bins every bin is exact: the folds take the fit's own
+    bins, the very arrays a FoldBins of the rows gives; with more rows, a FoldBins."""
+    from quercus import _fit
+    from quercus._fold_bins import FoldBins
+    X = _fold_binning_frames()[name]
+    y = np.arange(len(X)) % 3
+    params = CARTClassifier(pruning="cost_complexity", max_bins=max_bins)
+    schema, X_enc = _prepare.fit_schema_and_encode(X, None)
+    fold_bins, bins = _fit._fold_binning(params, schema, X_enc)
+    binner = FoldBins.of(X_enc, schema.is_categorical, schema.categories, max_bins)
+    if len(X) > max_bins:
+        assert fold_bins is not None
+        return
+    assert (fold_bins, bins) == (None, None)
+    seen = []
+    original = _fit._fold_scorer
+    monkeypatch.setattr(_fit, "_fold_scorer", lambda *a: seen.append(a[-1]) or original(*a))
+    CARTClassifier(pruning="cost_complexity", max_bins=max_bins, random_state=0).fit(X, y)
+    used = seen[0]
+    expected = binner.take_rows(np.arange(len(X)))
+    assert used.exact and expected.exact
+    for field in ("codes", "n_bins", "lo", "hi", "offsets"):
+        a, b = getattr(used, field), getattr(expected, field)
+        assert a.dtype == b.dtype and a.flags.f_contiguous == b.flags.f_contiguous
+        np.testing.assert_array_equal(a, b)
+
+
+def test_encode_target_without_priority_codes_the_same():
+    y = np.array(["b", "a", "c", "a", "b"], dtype=object)
+    with_priority = _prepare.encode_target(y, 5)
+    without = _prepare.encode_target(y, 5, priority=False)
+    assert without[2] is None and with_priority[2].tolist() == [1, 0, 2]
+    for a, b in zip(with_priority[:2], without[:2]):
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()
+
+
+def test_a_fit_ranks_its_classes_once(monkeypatch):
+    calls = []
+    original = _prepare.class_priority
+    monkeypatch.setattr(_prepare, "class_priority",
+                        lambda *a: calls.append(1) or original(*a))
+    X = pd.DataFrame({"x": np.arange(12.0)})
+    y = ["yes", "no", "no"] * 4
+    est = CARTClassifier().fit(X, y)
+    assert len(calls) == 1
+    assert est._class_priority.tolist() == [1, 0]  # "yes" seen first
+
+
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("max_surrogate", [0, 5])
+def test_fold_params_drop_surrogates_only_without_missing_values(monkeypatch, missing,
+                                                                 max_surrogate):
+    from sklearn.base import clone
+
+    from quercus import _fit
+    X = pd.DataFrame({"x": np.arange(30.0), "z": np.arange(30.0) % 7})
+    if missing:
+        X.loc[4, "z"] = np.nan
+    y = np.arange(30) % 2
+    seen = []
+    original = _fit._fold_scorer
+    monkeypatch.setattr(_fit, "_fold_scorer", lambda *a: seen.append(a[0]) or original(*a))
+    est = CARTClassifier(pruning="cost_complexity", max_surrogate=max_surrogate,
+                         random_state=0)
+    est.fit(X, y)
+    expected = clone(est).set_params(pruning=None, ccp_alpha=0.0, n_jobs=seen[0].n_jobs)
+    if max_surrogate and not missing:
+        expected.set_params(max_surrogate=0)
+    assert seen[0].get_params() == expected.get_params()
+
+
+
+def test_a_kernel_fold_with_a_row_of_weight_zero_goes_the_python_way():
+    """A fold's rows of weight zero are dropped by fit_encoded, which the kernel folds do
+    not do: the kernel scorer hands such a fold back (None), whatever the other rows."""
+    from quercus import _fit
+    from quercus._binning import bin_features
+    from quercus._target import Target
+    X = pd.DataFrame({"x": np.arange(20.0), "z": np.arange(20.0) % 3})
+    schema, X_enc = _prepare.fit_schema_and_encode(X, None)
+    bins = bin_features(X_enc, schema.is_categorical, schema.categories, 255)
+    target = Target(False, "gini", np.array(["a", "b"], dtype=object))
+    params = CARTClassifier(max_surrogate=0)
+    codes = (np.arange(20) % 2).astype(np.int32)
+    for zero_rows in ([], [4], [4, 11]):
+        w = np.ones(20)
+        w[zero_rows] = 0.0
+        moments = _fit._fold_scorer(params, schema, target, X_enc, None, w, w, bins)
+        for train in (np.arange(2, 20), np.arange(0, 18), np.arange(5, 20)):
+            test = np.setdiff1d(np.arange(20), train)
+            has_zero = bool((w[train] == 0).any())
+            if not has_zero:
+                continue  # (scored: needs the table's thresholds)
+            labels = (target.classes, codes[train])
+            assert moments(train, test, 0.0, None, labels, codes[test]) is None
+
+
+def test_every_fold_of_positive_weights_is_scored_by_the_kernels(monkeypatch):
+    from quercus import _fit
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"x": rng.normal(size=60), "z": rng.normal(size=60)})
+    y = np.where(X["x"] + 0.5 * rng.normal(size=60) > 0, "a", "b")
+    w = rng.uniform(0.5, 2.0, 60)
+    outcomes = []
+    original = _fit._fold_scorer
+
+    def spy(*args):
+        moments = original(*args)
+        if moments is None:  # (the Python path's folds, below)
+            return None
+        return lambda *a: outcomes.append(moments(*a)) or outcomes[-1]
+
+    monkeypatch.setattr(_fit, "_fold_scorer", spy)
+    kernel = CARTClassifier(pruning="cost_complexity", random_state=0).fit(
+        X, y, sample_weight=w).cp_table_
+    assert len(outcomes) == 10 and all(out is not None for out in outcomes)
+    monkeypatch.setattr(_fit, "KERNEL_FOLDS", False)
+    python = CARTClassifier(pruning="cost_complexity", random_state=0).fit(
+        X, y, sample_weight=w).cp_table_
+    pd.testing.assert_frame_equal(kernel, python, check_exact=True)
