@@ -329,8 +329,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         c_hist_n = [no_hist_n, no_hist_n]
         spread = missing_mode == FRACTIONAL and any_missing
         if hist.shape[0] > 0 and n_children == 2 and not spread:
-            # A child keeps histograms when it is big enough, may split and is not pure
-            # (the Python grower's _children_histograms rule).
+            # Which child keeps histograms: node.keeps_histograms, as the Python grower's.
             wants = np.zeros(2, dtype=np.bool_)
             for c in range(2):
                 wants[c] = keeps_histograms(offsets[c + 1] - offsets[c], child_stats[c],
