@@ -18,8 +18,7 @@ from ._kernels.absolute import ae_category_order, ae_search_node
 from ._kernels.complexity import weighted_risk
 from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR, impurity,
                                 criterion_code)  # noqa: F401 (criterion_code: re-export)
-from ._kernels.histograms import (class_totals, feature_histogram, fill_histograms,
-                                  subtract_histograms)
+from ._kernels.histograms import class_totals, feature_histogram, fill_histograms
 from ._kernels.node import may_split as _may_split_rule
 from ._kernels.node import keeps_histograms, settle_node, split_branches
 from ._kernels.partition import scatter
@@ -819,10 +818,20 @@ def _step_histograms(data, layout, splits):
         return out
     built = _dense_histograms_of(data, layout, [req[4] for _, req in asked])
     for (j, (parent, small, big, keep_small, _)), h_small in zip(asked, built):
-        out[j][big] = subtract_histograms(parent[0], parent[1], *h_small)
+        out[j][big] = _subtract_into(parent, h_small)
         if keep_small:
             out[j][small] = h_small
     return out
+
+
+def _subtract_into(parent, minus):
+    """``histograms.subtract_histograms`` written into the ``parent``'s (hist, hist_n), which a
+    split no longer needs: a step holds no third set of histograms per split."""
+    hist, hist_n = parent
+    np.subtract(hist, minus[0], out=hist)
+    np.subtract(hist_n, minus[1], out=hist_n)
+    hist[hist_n == 0] = 0.0  # (a weight left where no sample is: rounding)
+    return hist, hist_n
 
 
 def _label_error(data, cfg, value, y, w):
