@@ -53,8 +53,10 @@ PARALLEL_MIN_CELLS = 100_000
 # depend on the number of threads: which nodes are deferred decides the nodes' numbering,
 # and the tree must be the same, numbered alike, on any number of them ...
 SUBTREE_MAX_SAMPLES = 2048
-# The most big nodes one step of the Python grower searches together.
-FRONTIER_WIDTH = 4
+# The most big nodes one step of the Python grower searches together. Several were no
+# faster than one on two cores (exact mode was slower: docs/internals.md), and one keeps
+# the depth-first numbering; a fit over partitions would take a whole level a step.
+FRONTIER_WIDTH = 1
 SUBTREES_PER_FIT = 8
 # ... but no more than this many: a subtree's presorted orders (exact attributes with more
 # values than its rows) take 2 bytes a row and attribute (positions within the subtree,
