@@ -748,11 +748,6 @@ def node_histograms(data, layout, idx, wi):
     """A node's dense histograms (hist, hist_n), or None when it is too small to keep them."""
     if layout is None or idx.size < HIST_MIN_SAMPLES:
         return None
-    return _dense_histograms(data, layout, idx, wi)
-
-
-def _dense_histograms(data, layout, idx, wi):
-    """The dense histograms of ``layout``'s features over ``idx``."""
     return _dense_histograms_of(data, layout, [(idx, wi)])[0]
 
 
@@ -767,9 +762,10 @@ def _dense_histograms_of(data, layout, rows):
     p = features.size
 
     def fill(pos):
-        for j in np.unique(pos // p):
+        which = pos // p
+        for j in np.unique(which):
             (idx, wi), (hist, hist_n) = rows[j], out[j]
-            fill_histograms(hist, hist_n, data.codes, features[pos[pos // p == j] % p],
+            fill_histograms(hist, hist_n, data.codes, features[pos[which == j] % p],
                             offsets, idx, wi, data.y, data.y2, crit)
 
     cells = sum(idx.size for idx, _ in rows) * p
