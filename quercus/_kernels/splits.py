@@ -28,7 +28,8 @@ from .criteria import (GINI, SQUARED_ERROR, is_regression, mass_scan, needs_posi
                        split_loss, split_scores, stats_weight)
 from .schema import CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, LEARNED, MULTIWAY, NUMERIC
 from .histograms import (compact_histogram, feature_histogram, known_and_missing_totals,
-                         slice_histogram, slice_positions)
+                         slice_histogram, slice_positions, sorted_histogram,
+                         sorted_histogram_into)
 
 _LOG2 = np.log(2.0)
 
@@ -587,19 +588,6 @@ def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, m
 
 
 @kernel(inline="always")
-def node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, hist, hist_n,
-                   hist_offsets):
-    """Compact histogram of feature ``f`` at a node: from its dense histogram when it has
-    one (``hist_offsets[f + 1] > hist_offsets[f]``: rows ``hist_offsets[f]..`` of ``hist`` /
-    ``hist_n``, the missing bin last), else from the node's samples."""
-    h0 = hist_offsets[f]
-    h1 = hist_offsets[f + 1]
-    if h1 > h0:
-        return compact_histogram(hist[h0:h1], hist_n[h0:h1])
-    return feature_histogram(codes[:, f], idx, wi, y, y2, n_bins[f] + 1, n_stats, criterion)
-
-
-@kernel(inline="always")
 def _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion, min_leaf_w,
                                   min_objects):
     """(rho, least weight of a binary split's branch) of a feature at a node whose known
@@ -623,7 +611,7 @@ def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets
                     criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, u,
                     min_objects, work):
     """The best split of feature ``f`` from its compact histogram at a node (see
-    :func:`node_histogram`): (found, kind, child_impurity, decrease, split_info, split_bin,
+    :func:`search_at`): (found, kind, child_impurity, decrease, split_info, split_bin,
     threshold, miss_dir, rho), as :func:`search_node` describes them. ``work``: float64
     scratch of (WORK_ROWS, n_stats), its rows overwritten (one per search, not per
     feature)."""
@@ -755,24 +743,26 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
     return True, True, NUMERIC, child, dec, info, best_code, thr, np.int64(-1), rho
 
 
-@kernel
-def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
-                    n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w,
-                    uniforms, min_objects, hist, hist_n, hist_offsets, stream_bins):
-    """:func:`search_node` taking the dense histograms of the features that have one (see
-    :func:`node_histogram`) from the caller; one thread (``quercus._threads`` shares a big
-    node's features out to several). A numeric feature of more than ``stream_bins`` bins
-    is scored by :func:`stream_numeric` where a dense histogram would be built; with
-    ``stream_bins=None`` that path is not compiled (a small fit never needs it).
-
-    Returns the outputs packed as (found, kind, res, ints): :func:`unpack_search` turns
-    them into :func:`search_node`'s nine arrays (in Python: copying them out in compiled
-    code lengthened a cold first fit's compile)."""
+@inner
+def search_at(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
+              n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
+              min_objects, hist, hist_n, hist_offsets, stream_bins, presorted, work):
+    """The search of one node, packed as :func:`search_features` returns it: the one loop
+    over (node, feature) of both growers. Each feature's histogram comes from, in turn:
+    the streamed scan (``stream_bins``, as :func:`search_features` says; None: not
+    compiled), the node's dense histogram (``hist``, empty: none), the subtree kernel's
+    presorted order (``presorted``: (orders, slot of each feature or -1, the node's first
+    column, scratch bins, counts and n for nodes of at most ``SCRATCH_MAX_SAMPLES``
+    samples); None: not compiled), or the node's samples. ``uniforms``: the random
+    splitter's draws, None for an exhaustive search. ``work``: see
+    :func:`score_histogram`."""
     found, kind, res, ints = _outputs(features.shape[0])
-    work = np.empty((WORK_ROWS, n_stats))
     m = idx.shape[0]
     for i in range(features.shape[0]):
         f = features[i]
+        u = -1.0
+        if uniforms is not None:
+            u = uniforms[i]
         if stream_bins is not None:
             nbf = n_bins[f]
             numeric = True
@@ -780,7 +770,7 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
                 numeric = not is_cat[f]
             if (stream_bins > 0 and numeric and nbf + 1 > stream_bins
                     and nbf + 1 <= 4 * m + 256 and hist_offsets[f + 1] == hist_offsets[f]
-                    and mass_scan(criterion) and uniforms[i] < 0.0):
+                    and mass_scan(criterion) and u < 0.0):
                 r = stream_numeric(codes[:, f], idx, wi, y, y2, nbf,
                                    bin_lo[bin_offsets[f]:bin_offsets[f + 1]],
                                    bin_hi[bin_offsets[f]:bin_offsets[f + 1]], n_stats,
@@ -789,13 +779,48 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
                 if r[0]:
                     _store(i, r[1:], found, kind, res, ints)
                     continue
-        bins, counts, n = node_histogram(codes, n_bins, f, idx, wi, y, y2, n_stats,
-                                         criterion, hist, hist_n, hist_offsets)
-        _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f,
-                                  n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
-                                  min_leaf_w, uniforms[i], min_objects, work),
+        h0, h1 = hist_offsets[f], hist_offsets[f + 1]
+        if hist.shape[0] > 0 and h1 > h0:
+            bins, counts, n = compact_histogram(hist[h0:h1], hist_n[h0:h1])
+        elif presorted is not None and presorted[1][f] >= 0:
+            srt, slot_of, start, h_bins, h_counts, h_n = presorted
+            order = srt[slot_of[f], start:start + m]
+            if m <= h_bins.shape[0]:
+                n_h = sorted_histogram_into(codes[:, f], order, idx, wi, y, y2, criterion,
+                                            h_bins, h_counts, h_n)
+                bins, counts, n = h_bins[:n_h], h_counts[:n_h], h_n[:n_h]
+            else:
+                bins, counts, n = sorted_histogram(codes[:, f], order, idx, wi, y, y2,
+                                                   n_stats, criterion)
+        else:
+            bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, n_bins[f] + 1,
+                                                n_stats, criterion)
+        _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi,
+                                  bin_offsets, f, n_stats, criterion, cat_mode, missing_mode,
+                                  min_leaf_n, min_leaf_w, u, min_objects, work),
                found, kind, res, ints)
     return found, kind, res, ints
+
+
+@kernel
+def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
+                    n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w,
+                    uniforms, min_objects, hist, hist_n, hist_offsets, stream_bins):
+    """:func:`search_node` taking the dense histograms of the features that have one
+    (``hist_offsets[f + 1] > hist_offsets[f]``: rows ``hist_offsets[f]..`` of ``hist`` /
+    ``hist_n``, the missing bin last) from the caller; one thread (``quercus._threads`` shares a big
+    node's features out to several). A numeric feature of more than ``stream_bins`` bins
+    is scored by :func:`stream_numeric` where a dense histogram would be built; with
+    ``stream_bins=None`` that path is not compiled (a small fit never needs it). The
+    search is :func:`search_at`'s, as the subtree kernel's.
+
+    Returns the outputs packed as (found, kind, res, ints): :func:`unpack_search` turns
+    them into :func:`search_node`'s nine arrays (in Python: copying them out in compiled
+    code lengthened a cold first fit's compile)."""
+    return search_at(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi,
+                     y, y2, n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
+                     min_leaf_w, uniforms, min_objects, hist, hist_n, hist_offsets,
+                     stream_bins, None, np.empty((WORK_ROWS, n_stats)))
 
 
 # Columns of a search's packed outputs (see :func:`_outputs`): the floats in ``res``, the

@@ -19,14 +19,13 @@ import numpy as np
 
 from ._jit import inner, kernel
 from .criteria import GINI, SQUARED_ERROR, impurity
-from .histograms import (build_histograms, compact_histogram, feature_histogram,
-                         sorted_histogram, sorted_histogram_into,
-                         sorted_positions, subtract_histograms)
+from .histograms import (build_histograms, feature_histogram, sorted_positions,
+                         subtract_histograms)
 from .node import branches, collapses, keeps_histograms, settle
 from .partition import scatter
 from .selection import choose_split
-from .splits import (TIE_EPS, WORK_ROWS, _outputs, _split_missing, _store, _unpack,
-                     category_order, midpoint_of_rows, resolve_threshold, score_histogram)
+from .splits import (TIE_EPS, WORK_ROWS, _split_missing, _unpack, category_order,
+                     midpoint_of_rows, resolve_threshold, search_at)
 from .schema import (CAT_BINARY, CAT_MAP_START, CAT_SUBSET, CATEGORY, DEPTH, FEATURE,
                      FIRST_CHILD, FLOAT_LEAF, FRACTIONAL, IMPURITY, INT_LEAF, KIND,
                      MISSING_CHILD, MISSING_MODE, MULTIWAY, N_CHILDREN, N_INT, N_SAMPLES,
@@ -187,6 +186,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     stack = [(0, idx0, w0, stats0, used0, np.int64(0), hist0, hist_n0)]
     while len(stack) > 0:
         slot, idx, wi, stats, used, start, hist, hist_n = stack.pop()
+        presorted = (srt0, slot_of, start, h_bins, h_counts, h_n)
         m = idx.shape[0]
         imp = impurity(stats, criterion)
         if regression:
@@ -215,28 +215,10 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             if not used[f]:
                 features[j] = f
                 j += 1
-        o_found, o_kind, o_res, o_ints = _outputs(n_feat)
-        for i in range(n_feat):
-            f = features[i]
-            if hist.shape[0] > 0 and hist_offsets[f + 1] > hist_offsets[f]:
-                bins, counts, n = compact_histogram(hist[hist_offsets[f]:hist_offsets[f + 1]],
-                                                    hist_n[hist_offsets[f]:hist_offsets[f + 1]])
-            elif slot_of[f] >= 0:
-                order = srt0[slot_of[f], start:start + m]
-                if m <= SCRATCH_MAX_SAMPLES:
-                    n_h = sorted_histogram_into(codes[:, f], order, idx, wi, y, y2,
-                                                criterion, h_bins, h_counts, h_n)
-                    bins, counts, n = h_bins[:n_h], h_counts[:n_h], h_n[:n_h]
-                else:
-                    bins, counts, n = sorted_histogram(codes[:, f], order, idx, wi, y,
-                                                       y2, n_stats, criterion)
-            else:
-                bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2,
-                                                    n_bins[f] + 1, n_stats, criterion)
-            _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi,
-                                      bin_offsets, f, n_stats, criterion, cat_mode,
-                                      missing_mode, min_samples_leaf, min_weight_leaf, -1.0,
-                                      min_objects, work), o_found, o_kind, o_res, o_ints)
+        o_found, o_kind, o_res, o_ints = search_at(
+            codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
+            n_stats, criterion, cat_mode, missing_mode, min_samples_leaf, min_weight_leaf,
+            None, min_objects, hist, hist_n, hist_offsets, None, presorted, work)
         found, kind, _, dec, info, split_bin, thr, miss_dir, rho = _unpack(
             o_found, o_kind, o_res, o_ints)
         best = choose_split(found, dec, info, gain_ratio)
