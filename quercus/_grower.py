@@ -18,9 +18,10 @@ from ._kernels.absolute import ae_category_order, ae_search_node
 from ._kernels.complexity import weighted_risk
 from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR, impurity,
                                 criterion_code)  # noqa: F401 (criterion_code: re-export)
-from ._kernels.histograms import class_totals, feature_histogram, fill_histograms
+from ._kernels.histograms import (class_totals, feature_histogram, fill_histograms,
+                                  subtract_histograms)
 from ._kernels.node import may_split as _may_split_rule
-from ._kernels.node import keeps_histograms, settle_node, split_branches
+from ._kernels.node import plan_histograms, settle_node, split_branches, subset_map
 from ._kernels.partition import scatter
 from ._kernels.splits import (TIE_EPS, Candidates, _split_missing, category_order,
                               resolve_threshold, search_features, unpack_search)
@@ -784,26 +785,19 @@ def _hist_args(data, layout, hist):
 def _histogram_request(cfg, parent, child_w, offsets, child_stats, depth, spread):
     """Which children of a binary split keep histograms: (the parent's, the smaller
     child, the larger, whether the smaller keeps its own), or None (:func:`_split_node`
-    adds the smaller child's rows). The larger child's come by subtraction, so it keeps
-    them only if the smaller's are built; which child keeps them is the subtree kernel's
-    rule (:func:`quercus._kernels.node.keeps_histograms`). C4.5's fractional copies
-    (``spread``) put a sample in both children, so there the parent's counts are not the
-    sum of the children's: no subtraction."""
+    adds the smaller child's rows). The rule is the subtree kernel's
+    (:func:`quercus._kernels.node.histogram_plan`). C4.5's fractional copies (``spread``)
+    put a sample in both children, so there the parent's counts are not the sum of the
+    children's: no subtraction."""
     if parent is None or spread or offsets.shape[0] != 3:
         return None
-    n = offsets[1:] - offsets[:-1]
-    big = int(np.argmax(n))
-    small = 1 - big
-
-    def wanted(c):
-        return bool(keeps_histograms(
-            n[c], child_stats[c], child_w[offsets[c]:offsets[c + 1]].sum(), depth + 1,
-            HIST_MIN_SAMPLES, cfg.max_depth, cfg.min_samples_split, cfg.min_samples_leaf,
-            cfg.min_weight_leaf, cfg.min_objects))
-
-    if not wanted(big):
+    big, keep_big, keep_small = plan_histograms(
+        offsets, child_stats, child_w, depth, HIST_MIN_SAMPLES, cfg.max_depth,
+        cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_weight_leaf,
+        float(cfg.min_objects))
+    if not keep_big:
         return None
-    return parent, small, big, wanted(small)
+    return parent, 1 - int(big), int(big), bool(keep_small)
 
 
 def _step_histograms(data, layout, splits):
@@ -816,20 +810,10 @@ def _step_histograms(data, layout, splits):
         return out
     built = _dense_histograms_of(data, layout, [req[4] for _, req in asked])
     for (j, (parent, small, big, keep_small, _)), h_small in zip(asked, built):
-        out[j][big] = _subtract_into(parent, h_small)
+        out[j][big] = subtract_histograms(*parent, *h_small)
         if keep_small:
             out[j][small] = h_small
     return out
-
-
-def _subtract_into(parent, minus):
-    """``histograms.subtract_histograms`` written into the ``parent``'s (hist, hist_n), which a
-    split no longer needs: a step holds no third set of histograms per split."""
-    hist, hist_n = parent
-    np.subtract(hist, minus[0], out=hist)
-    np.subtract(hist_n, minus[1], out=hist_n)
-    hist[hist_n == 0] = 0.0  # (a weight left where no sample is: rounding)
-    return hist, hist_n
 
 
 def _label_error(data, cfg, value, y, w):
@@ -1002,7 +986,11 @@ def criterion_for_stats(data):
 
 
 def _subset_map(data, cfg, idx, wi, f, n_left):
-    """Child (0 left, 1 right, -1 absent here) of every category of an ordered split."""
+    """Child (0 left, 1 right, -1 absent here) of every category of an ordered split:
+    :func:`quercus._kernels.node.subset_map`, or by weighted median for absolute error."""
+    if cfg.criterion != ABSOLUTE_ERROR:
+        return subset_map(data.codes, data.n_bins, f, idx, wi, data.y, data.y2, data.n_stats,
+                          cfg.criterion, n_left)
     cat_map = np.full(int(data.n_bins[f]), -1, dtype=np.int64)
     ordered = ordered_categories(data, cfg.criterion, idx, wi, f)
     cat_map[ordered[:n_left]] = 0

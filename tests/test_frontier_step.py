@@ -56,10 +56,10 @@ def test_the_step_histograms_of_parts_of_the_rows_add_up(monkeypatch, regression
     assert whole[1].sum() == idx.size * layout[0].size
 
 
-def test_a_step_subtracts_in_place_as_the_kernel_subtracts():
+def test_the_larger_child_s_histograms_are_written_into_its_parent_s():
     # The larger child's histograms are its parent's less its sibling's, written into the
-    # parent's arrays: to the bit what the subtree kernel's subtraction gives, empty bins
-    # cleared of rounding.
+    # parent's arrays (no third set per split), empty bins cleared of rounding: the
+    # subtraction both growers make.
     from quercus._kernels.histograms import subtract_histograms
     rng = np.random.default_rng(3)
     sib_n = rng.integers(0, 5, size=200)
@@ -67,10 +67,10 @@ def test_a_step_subtracts_in_place_as_the_kernel_subtracts():
     sib = rng.random((200, 3)) * sib_n[:, None]
     par = sib + rng.random((200, 3)) * (par_n - sib_n)[:, None] + 0.1 * (par_n > 0)[:, None]
     par[par_n == sib_n] = sib[par_n == sib_n] + 1e-17  # rounding left in emptied bins
-    want = subtract_histograms(par.copy(), par_n.copy(), sib, sib_n)
+    want = np.where((par_n == sib_n)[:, None], 0.0, par - sib)
     parent = (par.copy(), par_n.copy())
-    got = grower._subtract_into(parent, (sib, sib_n))
+    got = subtract_histograms(*parent, sib, sib_n)
     assert got[0] is parent[0] and got[1] is parent[1]
-    np.testing.assert_array_equal(got[0], want[0])
-    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[0], want)
+    np.testing.assert_array_equal(got[1], par_n - sib_n)
     assert (got[0][got[1] == 0] == 0).all() and (par_n == sib_n).any()

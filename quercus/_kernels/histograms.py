@@ -316,13 +316,23 @@ def _dense_into(hist, hist_n, col, off, idx, wi, y, y2, criterion):
 
 @kernel
 def subtract_histograms(hist, hist_n, minus, minus_n):
-    """``hist - minus`` (a parent's histograms less its other children's: the largest
-    child's, without reading its samples). Sample counts subtract exactly; a weight left
-    where no sample is (rounding) is cleared so that empty bins stay empty."""
-    out = hist - minus
-    out_n = hist_n - minus_n
-    for r in range(out.shape[0]):
-        if out_n[r] == 0:
-            for k in range(out.shape[1]):
-                out[r, k] = 0.0
-    return out, out_n
+    """``hist - minus`` written into ``hist`` / ``hist_n`` (a parent's histograms, which
+    its split no longer needs, become its largest child's without reading that child's
+    samples, and no third set is held per split). Sample counts subtract exactly; a
+    weight left where no sample is (rounding) is cleared so that empty bins stay empty.
+    Returns (hist, hist_n), the same arrays. Both growers subtract with it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hist, hist_n = np.array([[3.0, 1.0], [0.5, 0.0]]), np.array([4, 1])
+    >>> out, out_n = subtract_histograms(hist, hist_n, np.array([[1.0, 1.0], [0.5, 0.0]]),
+    ...                                  np.array([2, 1]))
+    >>> out.tolist(), out_n.tolist(), out is hist
+    ([[2.0, 0.0], [0.0, 0.0]], [2, 0], True)
+    """
+    for r in range(hist.shape[0]):
+        hist_n[r] -= minus_n[r]
+        for k in range(hist.shape[1]):
+            hist[r, k] = 0.0 if hist_n[r] == 0 else hist[r, k] - minus[r, k]
+    return hist, hist_n

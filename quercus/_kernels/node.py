@@ -2,7 +2,8 @@
 
 Whether a node may be split, and how a chosen split sends its samples to the children,
 are decided here for the Python grower's big nodes (``_grower.grow``, through the two
-kernels :func:`settle_node` and :func:`split_branches`) and for the subtree kernel's small
+kernels :func:`settle_node` and :func:`split_branches`, and :func:`subset_map` and
+:func:`plan_histograms`) and for the subtree kernel's small
 ones (:func:`quercus._kernels.subtree.grow_subtree`, through the same functions compiled
 into it), so that a rule is changed in one place and both growers grow the same tree.
 """
@@ -11,10 +12,10 @@ import numpy as np
 
 from ._jit import inner, kernel
 from .complexity import collapses_at_floor, weighted_risk
-from .histograms import _accumulate
+from .histograms import _accumulate, feature_histogram
 from .partition import route
 from .schema import CAT_SUBSET, LEARNED, MULTIWAY
-from .splits import at_least
+from .splits import _split_missing, at_least, category_order
 
 _EPSILON = np.finfo(np.float64).eps
 
@@ -108,6 +109,66 @@ def keeps_histograms(m, stats, weight, depth, hist_min_samples, max_depth,
     return (m >= hist_min_samples and present > 1
             and may_split(depth, m, weight, max_depth, min_samples_split, min_samples_leaf,
                           min_weight_leaf, min_objects))
+
+
+@inner
+def histogram_plan(offsets, child_stats, c_weight, depth, hist_min_samples, max_depth,
+                   min_samples_split, min_samples_leaf, min_weight_leaf, min_objects):
+    """Which children of a binary split (children's samples at ``offsets``, their stats
+    and weights ``c_weight``, the parent at ``depth``) keep dense histograms: (the larger
+    child, whether it keeps them, whether the smaller keeps its own). The larger child's
+    are the parent's less the smaller's, so it keeps them only if the smaller's are
+    built; of two equal children the first is the larger. Each by
+    :func:`keeps_histograms`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> stats = np.array([[300.0, 300.0], [100.0, 500.0]])
+    >>> plan = histogram_plan(np.array([0, 600, 1200]), stats, np.array([600.0, 600.0]),
+    ...                       0, 512, 10, 2, 1, 0.0, 0.0)
+    >>> int(plan[0]), bool(plan[1]), bool(plan[2])
+    (0, True, True)
+    """
+    big = 0 if offsets[1] - offsets[0] >= offsets[2] - offsets[1] else 1
+    small = 1 - big
+    if not keeps_histograms(offsets[big + 1] - offsets[big], child_stats[big], c_weight[big],
+                            depth + 1, hist_min_samples, max_depth, min_samples_split,
+                            min_samples_leaf, min_weight_leaf, min_objects):
+        return big, False, False
+    return big, True, keeps_histograms(offsets[small + 1] - offsets[small],
+                                       child_stats[small], c_weight[small], depth + 1,
+                                       hist_min_samples, max_depth, min_samples_split,
+                                       min_samples_leaf, min_weight_leaf, min_objects)
+
+
+@kernel
+def subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, n_left):
+    """The child (0 left, 1 right, -1 absent from the node) of every category of an
+    ordered subset split of feature ``f`` that puts ``n_left`` categories on the left:
+    the node's categories in the order the search scanned them (by mean target,
+    :func:`quercus._kernels.splits.category_order`). Both growers' rule (absolute error
+    orders by weighted median: the Python grower's own).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([[0], [1], [1], [3]], dtype=np.uint8)   # 3 categories; 3: missing
+    >>> y = np.array([5.0, 1.0, 1.0, 9.0])
+    >>> cat_map = subset_map(codes, np.array([3]), 0, np.arange(4), np.ones(4), y, y * y,
+    ...                      3, 2, 1)   # regression: 3 stats, squared error
+    >>> cat_map.tolist()   # category 1 (mean 1) left, 0 (mean 5) right, 2 absent
+    [1, 0, -1]
+    """
+    nbf = n_bins[f]
+    bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, nbf + 1, n_stats,
+                                        criterion)
+    nk, _, _ = _split_missing(bins, counts, n, nbf)
+    order = category_order(counts[:nk], criterion)
+    cat_map = np.full(nbf, -1, dtype=np.int64)
+    for j in range(nk):
+        cat_map[bins[order[j]]] = 0 if j < n_left else 1
+    return cat_map
 
 
 @inner
@@ -218,3 +279,26 @@ def split_branches(codes_f, nbf, k, split_bin, cat_map, idx, wi, missing_mode, m
     gone = collapses(stats, imp, weight, branch, idx, wi, y, y2, known_w.shape[0], n_stats,
                      regression, criterion, stat_crit, risk_loss, risk_floor)
     return branch, known_w, any_missing, missing_child, gone
+
+
+@kernel
+def plan_histograms(offsets, child_stats, child_w, depth, hist_min_samples, max_depth,
+                    min_samples_split, min_samples_leaf, min_weight_leaf, min_objects):
+    """:func:`histogram_plan` for the Python grower, each child's weight summed from
+    ``child_w`` in sample order as the subtree kernel sums it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> stats = np.array([[1.0, 2.0], [600.0, 0.0]])   # the larger child is pure
+    >>> plan = plan_histograms(np.array([0, 3, 603]), stats, np.ones(603), 0, 512, 10, 2,
+    ...                        1, 0.0, 0.0)
+    >>> int(plan[0]), bool(plan[1]), bool(plan[2])
+    (1, False, False)
+    """
+    c_weight = np.zeros(2)
+    for c in range(2):
+        for i in range(offsets[c], offsets[c + 1]):
+            c_weight[c] += child_w[i]
+    return histogram_plan(offsets, child_stats, c_weight, depth, hist_min_samples, max_depth,
+                          min_samples_split, min_samples_leaf, min_weight_leaf, min_objects)

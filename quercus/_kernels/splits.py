@@ -850,14 +850,6 @@ def _store(i, r, found, kind, res, ints):
     res[i, RES_RHO] = r[8]
 
 
-@inner
-def _unpack(found, kind, res, ints):
-    """:func:`unpack_search` in compiled code (the subtree kernel's)."""
-    return (found, kind, res[:, RES_CHILD].copy(), res[:, RES_DECREASE].copy(),
-            res[:, RES_INFO].copy(), ints[:, INT_BIN].copy(), res[:, RES_THRESHOLD].copy(),
-            ints[:, INT_MISS_DIR].copy(), res[:, RES_RHO].copy())
-
-
 def search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
                 n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
                 min_objects=0.0, stream_bins=None):

@@ -19,13 +19,13 @@ import numpy as np
 
 from ._jit import inner, kernel
 from .criteria import GINI, SQUARED_ERROR, impurity
-from .histograms import (build_histograms, feature_histogram, sorted_positions,
-                         subtract_histograms)
-from .node import branches, collapses, keeps_histograms, settle
+from .histograms import build_histograms, sorted_positions, subtract_histograms
+from .node import branches, collapses, histogram_plan, settle, subset_map
 from .partition import scatter
 from .selection import choose_split
-from .splits import (TIE_EPS, WORK_ROWS, _split_missing, _unpack, category_order,
-                     midpoint_of_rows, resolve_threshold, search_at)
+from .splits import (INT_BIN, INT_MISS_DIR, RES_DECREASE, RES_INFO, RES_RHO,
+                     RES_THRESHOLD, TIE_EPS, WORK_ROWS, midpoint_of_rows, resolve_threshold,
+                     search_at)
 from .schema import (CAT_BINARY, CAT_MAP_START, CAT_SUBSET, CATEGORY, DEPTH, FEATURE,
                      FIRST_CHILD, FLOAT_LEAF, FRACTIONAL, IMPURITY, INT_LEAF, KIND,
                      MISSING_CHILD, MISSING_MODE, MULTIWAY, N_CHILDREN, N_INT, N_SAMPLES,
@@ -60,20 +60,6 @@ def _new_nodes(ints, flts, count, n_new, depth):
             flts[j, c] = 0.0
         ints[j, DEPTH] = depth
     return ints, flts
-
-
-@kernel
-def _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, n_left):
-    """Child (0 left, 1 right, -1 absent) of every category of an ordered split."""
-    nbf = n_bins[f]
-    bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, nbf + 1, n_stats,
-                                        criterion)
-    nk, _, _ = _split_missing(bins, counts, n, nbf)
-    order = category_order(counts[:nk], criterion)
-    cat_map = np.full(nbf, -1, dtype=np.int64)
-    for j in range(nk):
-        cat_map[bins[order[j]]] = 0 if j < n_left else 1
-    return cat_map
 
 
 @kernel
@@ -215,40 +201,40 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             if not used[f]:
                 features[j] = f
                 j += 1
-        o_found, o_kind, o_res, o_ints = search_at(
+        found, kind, res, o_ints = search_at(
             codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
             n_stats, criterion, cat_mode, missing_mode, min_samples_leaf, min_weight_leaf,
             None, min_objects, hist, hist_n, hist_offsets, None, presorted, work)
-        found, kind, _, dec, info, split_bin, thr, miss_dir, rho = _unpack(
-            o_found, o_kind, o_res, o_ints)
-        best = choose_split(found, dec, info, gain_ratio)
+        # (The packed columns read in place: no copy of each per node.)
+        best = choose_split(found, res[:, RES_DECREASE], res[:, RES_INFO], gain_ratio)
         if best < 0:
             continue
-        if weight / total_w * dec[best] + TIE_EPS < min_impurity_decrease:
+        if weight / total_w * res[best, RES_DECREASE] + TIE_EPS < min_impurity_decrease:
             continue
         f = features[best]
         k = kind[best]
+        split_bin = o_ints[best, INT_BIN]
         nbf = n_bins[f]
-        threshold = thr[best]
+        threshold = res[best, RES_THRESHOLD]
         if k == NUMERIC and np.isnan(threshold):
             if slot_of[f] >= 0:
                 order = srt0[slot_of[f], start:start + m]
                 threshold = _presorted_threshold(codes[:, f], idx, order,
-                                                 split_bin[best], xv, x_row_stride,
+                                                 split_bin, xv, x_row_stride,
                                                  x_col_stride, x_rows, f)
             else:
-                threshold = resolve_threshold(codes[:, f], idx, split_bin[best], nbf, xv,
+                threshold = resolve_threshold(codes[:, f], idx, split_bin, nbf, xv,
                                               x_row_stride, x_col_stride, x_rows, f)
         n_children = nbf if k == MULTIWAY else 2
         cat_map = np.zeros(1, dtype=np.int64)
         # (``is_cat is None``: no categorical feature; numba compiles no subset split.)
         if is_cat is not None:
             if k == CAT_SUBSET:
-                cat_map = _subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion,
-                                      split_bin[best])
+                cat_map = subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion,
+                                     split_bin)
         branch, known_w, any_missing, missing_child = branches(
-            codes[:, f], nbf, k, split_bin[best], cat_map, idx, wi, missing_mode,
-            miss_dir[best])
+            codes[:, f], nbf, k, split_bin, cat_map, idx, wi, missing_mode,
+            o_ints[best, INT_MISS_DIR])
         if collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
                      regression, criterion, stat_crit, risk_loss, risk_floor):
             continue
@@ -292,10 +278,10 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         ints[slot, KIND] = k
         ints[slot, FEATURE] = f
         flts[slot, THRESHOLD] = threshold
-        ints[slot, CATEGORY] = split_bin[best] if k == CAT_BINARY else -1
+        ints[slot, CATEGORY] = split_bin if k == CAT_BINARY else -1
         ints[slot, FIRST_CHILD] = first - 1
         ints[slot, N_CHILDREN] = n_children
-        flts[slot, RHO] = rho[best]
+        flts[slot, RHO] = res[best, RES_RHO]
         child_used = used
         if k == MULTIWAY:
             child_used = used.copy()
@@ -311,22 +297,17 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         c_hist_n = [no_hist_n, no_hist_n]
         spread = missing_mode == FRACTIONAL and any_missing
         if hist.shape[0] > 0 and n_children == 2 and not spread:
-            # Which child keeps histograms: node.keeps_histograms, as the Python grower's.
-            wants = np.zeros(2, dtype=np.bool_)
-            for c in range(2):
-                wants[c] = keeps_histograms(offsets[c + 1] - offsets[c], child_stats[c],
-                                            c_weight[c], depth + 1, hist_min_samples,
-                                            max_depth, min_samples_split, min_samples_leaf,
-                                            min_weight_leaf, min_objects)
-            big = 0 if offsets[1] - offsets[0] >= offsets[2] - offsets[1] else 1
+            big, keep_big, keep_small = histogram_plan(
+                offsets, child_stats, c_weight, depth, hist_min_samples, max_depth,
+                min_samples_split, min_samples_leaf, min_weight_leaf, min_objects)
             small = 1 - big
-            if wants[big]:
+            if keep_big:
                 s, e = offsets[small], offsets[small + 1]
                 h_s, h_sn = build_histograms(codes, dense_features, hist_offsets,
                                              child_idx[s:e], child_w[s:e], y, y2, n_stats,
                                              stat_crit)
                 c_hist[big], c_hist_n[big] = subtract_histograms(hist, hist_n, h_s, h_sn)
-                if wants[small]:
+                if keep_small:
                     c_hist[small], c_hist_n[small] = h_s, h_sn
         for c in range(n_children - 1, -1, -1):
             s, e = offsets[c], offsets[c + 1]
