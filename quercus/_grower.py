@@ -18,13 +18,12 @@ from ._kernels.absolute import ae_category_order, ae_search_node
 from ._kernels.complexity import weighted_risk
 from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR, impurity,
                                 criterion_code)  # noqa: F401 (criterion_code: re-export)
-from ._kernels.histograms import (class_totals, feature_histogram, fill_histograms,
-                                  subtract_histograms)
+from ._kernels.histograms import class_totals, fill_histograms, subtract_histograms
 from ._kernels.node import may_split as _may_split_rule
-from ._kernels.node import plan_histograms, settle_node, split_branches, subset_map
+from ._kernels.node import plan_histograms, scan_order, settle_node, split_branches
 from ._kernels.partition import scatter
-from ._kernels.splits import (TIE_EPS, Candidates, _split_missing, category_order,
-                              resolve_threshold, search_features, unpack_search)
+from ._kernels.splits import (TIE_EPS, Candidates, resolve_threshold, search_features,
+                              unpack_search)
 from ._kernels.schema import (CAT_BINARY, CAT_MAP_START, CAT_MULTIWAY, CAT_SUBSET,
                               FIRST_CHILD, FLOAT_COLUMNS, FRACTIONAL, INT_COLUMNS, LEARNED,
                               MULTIWAY, NUMERIC, ROUTING_FIELDS, SUR_FLOAT_COLUMNS,
@@ -987,10 +986,8 @@ def criterion_for_stats(data):
 
 def _subset_map(data, cfg, idx, wi, f, n_left):
     """Child (0 left, 1 right, -1 absent here) of every category of an ordered split:
-    :func:`quercus._kernels.node.subset_map`, or by weighted median for absolute error."""
-    if cfg.criterion != ABSOLUTE_ERROR:
-        return subset_map(data.codes, data.n_bins, f, idx, wi, data.y, data.y2, data.n_stats,
-                          cfg.criterion, n_left)
+    the first ``n_left`` of :func:`ordered_categories` left, as the subtree kernel's
+    ``node.subset_map``."""
     cat_map = np.full(int(data.n_bins[f]), -1, dtype=np.int64)
     ordered = ordered_categories(data, cfg.criterion, idx, wi, f)
     cat_map[ordered[:n_left]] = 0
@@ -1000,14 +997,13 @@ def _subset_map(data, cfg, idx, wi, f, n_left):
 
 def ordered_categories(data, criterion, idx, wi, f):
     """The categories present at a node in the order an ordered split scans them: by mean
-    target, or by weighted median for absolute error."""
+    target (:func:`quercus._kernels.node.scan_order`), or by weighted median for absolute
+    error."""
     nbf = int(data.n_bins[f])
     if criterion == ABSOLUTE_ERROR:
         return ae_category_order(data.codes[:, f], nbf, idx, wi, data.y)
-    bins, counts, n = feature_histogram(data.codes[:, f], idx, wi, data.y, data.y2, nbf + 1,
-                                        data.n_stats, criterion)
-    nk, _, _ = _split_missing(bins, counts, n, nbf)
-    return bins[:nk][category_order(counts[:nk], criterion)]
+    return scan_order(data.codes[:, f], nbf, idx, wi, data.y, data.y2, data.n_stats,
+                      criterion)
 
 
 def _add_surrogates(data, cfg, tree, idx, wi, branch, f):

@@ -2,10 +2,10 @@
 
 Whether a node may be split, and how a chosen split sends its samples to the children,
 are decided here for the Python grower's big nodes (``_grower.grow``, through the two
-kernels :func:`settle_node` and :func:`split_branches`, and :func:`subset_map` and
-:func:`plan_histograms`) and for the subtree kernel's small
-ones (:func:`quercus._kernels.subtree.grow_subtree`, through the same functions compiled
-into it), so that a rule is changed in one place and both growers grow the same tree.
+kernels :func:`settle_node`, :func:`split_branches`, :func:`scan_order` and
+:func:`plan_histograms`) and for the subtree kernel's small ones
+(:func:`quercus._kernels.subtree.grow_subtree`, through the same functions compiled into
+it), so that a rule is changed in one place and both growers grow the same tree.
 """
 
 import numpy as np
@@ -143,12 +143,30 @@ def histogram_plan(offsets, child_stats, c_weight, depth, hist_min_samples, max_
 
 
 @kernel
+def scan_order(codes_f, nbf, idx, wi, y, y2, n_stats, criterion):
+    """The categories present at a node (of a feature of ``nbf`` categories, its missing
+    code ``nbf``) in the order an ordered subset split scans them: by mean target
+    (:func:`quercus._kernels.splits.category_order`). Both growers and ``explain`` read
+    it (absolute error orders by weighted median instead).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([0, 1, 1, 3], dtype=np.uint8)   # 3 categories; 3: missing
+    >>> y = np.array([5.0, 1.0, 1.0, 9.0])
+    >>> scan_order(codes, 3, np.arange(4), np.ones(4), y, y * y, 3, 2).tolist()
+    [1, 0]
+    """
+    bins, counts, n = feature_histogram(codes_f, idx, wi, y, y2, nbf + 1, n_stats, criterion)
+    nk, _, _ = _split_missing(bins, counts, n, nbf)
+    return bins[:nk][category_order(counts[:nk], criterion)]
+
+
+@kernel
 def subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, n_left):
     """The child (0 left, 1 right, -1 absent from the node) of every category of an
-    ordered subset split of feature ``f`` that puts ``n_left`` categories on the left:
-    the node's categories in the order the search scanned them (by mean target,
-    :func:`quercus._kernels.splits.category_order`). Both growers' rule (absolute error
-    orders by weighted median: the Python grower's own).
+    ordered subset split of feature ``f`` that puts the first ``n_left`` categories of
+    :func:`scan_order` on the left.
 
     Examples
     --------
@@ -161,13 +179,10 @@ def subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion, n_left):
     [1, 0, -1]
     """
     nbf = n_bins[f]
-    bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, nbf + 1, n_stats,
-                                        criterion)
-    nk, _, _ = _split_missing(bins, counts, n, nbf)
-    order = category_order(counts[:nk], criterion)
+    order = scan_order(codes[:, f], nbf, idx, wi, y, y2, n_stats, criterion)
     cat_map = np.full(nbf, -1, dtype=np.int64)
-    for j in range(nk):
-        cat_map[bins[order[j]]] = 0 if j < n_left else 1
+    for j in range(order.shape[0]):
+        cat_map[order[j]] = 0 if j < n_left else 1
     return cat_map
 
 

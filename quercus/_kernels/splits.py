@@ -808,9 +808,10 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
                     uniforms, min_objects, hist, hist_n, hist_offsets, stream_bins):
     """:func:`search_node` taking the dense histograms of the features that have one
     (``hist_offsets[f + 1] > hist_offsets[f]``: rows ``hist_offsets[f]..`` of ``hist`` /
-    ``hist_n``, the missing bin last) from the caller; one thread (``quercus._threads`` shares a big
-    node's features out to several). A numeric feature of more than ``stream_bins`` bins
-    is scored by :func:`stream_numeric` where a dense histogram would be built; with
+    ``hist_n``, the missing bin last) from the caller; one thread (``quercus._threads``
+    shares a big node's features out to several). A numeric feature of more than
+    ``stream_bins`` bins is scored by :func:`stream_numeric` where a dense histogram
+    would be built; with
     ``stream_bins=None`` that path is not compiled (a small fit never needs it). The
     search is :func:`search_at`'s, as the subtree kernel's.
 
