@@ -23,10 +23,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 
 from . import _prepare, _pruning
-from ._binning import bin_features
+from ._binning import Bins, bin_features
 from ._fold_bins import FoldBins
 from ._grower import (MISSING_CODES, BinnedData, GrowConfig, Validation, grow, root_risk,
-                      subtree_allowed, subtree_limit, whole_tree_tables)
+                      subtree_allowed, subtree_blocks, subtree_layout, subtree_limit,
+                      whole_tree_tables)
 from ._kernels.complexity import RISK_ENTROPY, RISK_ERROR, RISK_IMPURITY
 from ._kernels.criteria import check_classes, criterion_code
 from ._kernels.folds import MAX_CLASSES, table_moments
@@ -37,6 +38,7 @@ from ._prepare import Schema
 from ._pruning import (choose_row, complexity_table, finish, node_stats, pessimistic,
                        prune_at_alpha, prune_to_row, reduced_error)
 from ._target import Target
+from ._threads import in_order
 from ._tree import TreeArrays
 
 # Training data kept for ``explain()`` without arguments only up to this many cells, so a
@@ -529,7 +531,8 @@ def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all,
                                     fold_bins)
     return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv, seed,
                             fit_fold, fold_bins, codes, alpha_floor=floor,
-                            fold_moments=scorer)
+                            fold_moments=scorer,
+                            every_fold=getattr(scorer, "every_fold", None))
 
 
 def fold_seed(random_state):
@@ -699,11 +702,85 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
             fold_cfg = fold_cfgs[key] = replace(cfg, min_samples_split=mss,
                                                 min_samples_leaf=msl, min_weight_leaf=key[2],
                                                 risk_floor=floor)
-        mean, m2 = table_moments(*whole_tree_tables(data, fold_cfg), data.y, data.n_stats,
-                                 regression, cfg.risk_loss, X_all[test], held_out,
-                                 w_err[test], thresholds)
-        return test.size, mean, m2
+        ints, flts, count, cat_map, sur_ints, sur_flts = whole_tree_tables(data, fold_cfg)
+        one = np.array([0, count])
+        mean, m2 = table_moments(
+            ints, flts, one, cat_map, np.array([0, cat_map.size]), sur_ints, sur_flts,
+            np.array([0, sur_ints.shape[0]]), data.y, np.arange(m), np.array([0, m]),
+            data.n_stats, regression, cfg.risk_loss, X_all[test], held_out, w_err[test],
+            np.array([0, test.size]), thresholds)
+        return test.size, mean[0], m2[0]
 
+    def every_fold(splits, floor, thresholds, y_codes):
+        """Every fold's (count, mean, m2) as :func:`moments` gives them, in fold order,
+        from one grow and one scoring call (a call per thread): each fold a root of
+        ``grow_subtree`` on its rows of the whole data's exact bins (``take_rows`` is
+        then a copy of them, and the fold's tree the same). None when a fold needs its
+        own: its classes are not all of them, its settings differ (fractional sizes),
+        or it is too big for one call."""
+        if not (isinstance(fold_bins, Bins) and fixed_counts and not frac_w
+                and all_positive):
+            return None
+        trains = [train for train, _ in splits]
+        sizes = np.array([t.size for t in trains])
+        if any(m > subtree_limit(m, regression) for m in sizes.tolist()):
+            return None
+        tests = [test for _, test in splits]
+        n_folds = len(splits)
+        if regression:
+            y_all = values
+        else:
+            n_classes = target.n_classes
+            fold = np.repeat(np.arange(n_folds), [t.size for t in tests])
+            held = np.bincount(fold * n_classes + y_codes[np.concatenate(tests)],
+                               minlength=n_folds * n_classes).reshape(n_folds, n_classes)
+            if not (np.bincount(y_codes, minlength=n_classes) > held).all():
+                return None  # (a fold without every class: its own classes and codes)
+            y_all = y_codes
+        data = (target if regression else every_class).binned_data(
+            fold_bins, schema.is_categorical.copy(), y_all, w_user)
+        fold_cfg = replace(cfg, min_weight_leaf=0.0, risk_floor=floor)
+        layout = subtree_layout(data, fold_cfg)
+        p = data.codes.shape[1]
+
+        def chunk(folds):
+            """One grow and one scoring call for the folds ``folds`` (a range)."""
+            rows = [trains[i] for i in folds]
+            w_f = [w_user[t] for t in rows]  # (fresh arrays, as a fold's own: same sums)
+            if regression:
+                stats = np.array([[w.sum(), w @ data.y[t], w @ data.y2[t]]
+                                  for t, w in zip(rows, w_f)])
+            else:
+                stats = np.array([np.bincount(y_codes[t], weights=w, minlength=n_classes)
+                                  for t, w in zip(rows, w_f)])
+            idx = np.concatenate(rows)
+            starts = np.zeros(len(rows) + 1, dtype=np.int64)
+            np.cumsum([t.size for t in rows], out=starts[1:])
+            total_w = np.array([float(w.sum()) for w in w_f])
+            ints, flts, slots, cat_map, cats, sur_ints, sur_flts, surs = subtree_blocks(
+                data, fold_cfg, layout, idx, np.concatenate(w_f), starts, stats,
+                np.zeros((len(rows), p), dtype=bool), np.zeros(len(rows), dtype=np.int64),
+                total_w)
+            test = np.concatenate([tests[i] for i in folds])
+            x_start = np.zeros(len(rows) + 1, dtype=np.int64)
+            np.cumsum([tests[i].size for i in folds], out=x_start[1:])
+            held_out = values[test] if regression else y_codes[test].astype(np.float64)
+            mean, m2 = table_moments(
+                ints, flts, slots, cat_map, cats, sur_ints, sur_flts, surs, data.y, idx,
+                starts, data.n_stats, regression, cfg.risk_loss, X_all[test], held_out,
+                w_err[test], x_start, thresholds)
+            return [(tests[i].size, mean[j], m2[j]) for j, i in enumerate(folds)]
+
+        threads = numba.get_num_threads()
+        parts = min(threads, n_folds) if (
+            threads > 1 and X_all.size >= _pruning.FOLD_THREADS_MIN_CELLS) else 1
+        bounds = np.linspace(0, n_folds, parts + 1).astype(int).tolist()
+        out = []
+        for part in in_order(lambda i: chunk(range(bounds[i], bounds[i + 1])), parts, parts):
+            out.extend(part)
+        return out
+
+    moments.every_fold = every_fold
     return moments
 
 

@@ -525,7 +525,7 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     so they run on the fit's threads; the tree does not depend on how many."""
     # Read here, not in the threads: splicing grows the tree's arrays meanwhile.
     depth = {item[0]: int(tree["depth"][item[0]]) for item in deferred}
-    layout = _subtree_layout(data, cfg)
+    layout = subtree_layout(data, cfg)
 
     def one(item):
         return _subtree(data, cfg, layout, item, depth[item[0]], total_w)
@@ -600,14 +600,14 @@ def whole_tree_tables(data, cfg):
     root = (0, np.arange(n, dtype=np.int64), data.w, _root_stats(data),
             np.zeros(p, dtype=bool))
     # (Below HIST_MIN_SAMPLES rows no node keeps dense histograms: no layout to work out.)
-    layout = _subtree_layout(data, cfg, dense=n >= HIST_MIN_SAMPLES)
+    layout = subtree_layout(data, cfg, dense=n >= HIST_MIN_SAMPLES)
     return _subtree(data, cfg, layout, root, 0, float(data.w.sum()))
 
 
 _NO_DENSE = np.zeros(0, dtype=np.int64)
 
 
-def _subtree_layout(data, cfg, dense=True):
+def subtree_layout(data, cfg, dense=True):
     """(presort, dense features, histogram offsets) of :func:`_subtree`'s calls; none
     dense without ``dense``."""
     # Presorting needs every sample in exactly one child.
@@ -619,17 +619,28 @@ def _subtree_layout(data, cfg, dense=True):
 
 
 def _subtree(data, cfg, layout, item, depth, total_w):
-    """The kernel tables of the subtree below a deferred node ``item`` (node, samples,
-    weights, stats, attributes used above) at ``depth``: see ``grow_subtree``.
-    ``layout``: :func:`_subtree_layout`."""
+    """The kernel tables (ints, flts, count, cat_map, sur_ints, sur_flts) of the subtree
+    below a deferred node ``item`` (node, samples, weights, stats, attributes used above)
+    at ``depth``: see ``grow_subtree``. ``layout``: :func:`subtree_layout`."""
     _, idx, wi, stats, used = item
+    ints, flts, slots, cat_map, _, sur_ints, sur_flts, _ = subtree_blocks(
+        data, cfg, layout, idx, wi, np.array([0, idx.size]), stats[None], used[None],
+        np.array([depth]), np.array([total_w]))
+    return ints, flts, int(slots[1]), cat_map, sur_ints, sur_flts
+
+
+def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, total_w):
+    """``grow_subtree``'s tables of the subtrees below several roots, grown in one call:
+    root r has the samples ``idx[root_start[r]:root_start[r + 1]]`` (weights ``w``
+    alike), stats ``stats[r]``, attributes ``used[r]`` used above it, depth ``depth[r]``,
+    and its tree's root weighs ``total_w[r]`` (which scales ``cfg``'s floor)."""
     presort, dense, hist_offsets = layout
     return grow_subtree(
         data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi, data.bin_offsets,
         data.y, data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
         cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
         cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
-        cfg.min_objects, total_w, idx, wi, stats, used, depth, presort,
+        cfg.min_objects, total_w, idx, w, root_start, stats, used, depth, presort,
         dense, hist_offsets, HIST_MIN_SAMPLES, risk_floor_weight(cfg, total_w), cfg.risk_loss,
         _surrogate_args(data, cfg), *data.value_args)
 

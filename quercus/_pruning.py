@@ -461,7 +461,8 @@ def default_splits(cv, n_rows, y_codes, random_state):
 
 
 def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold,
-                     bins=None, y_codes=None, alpha_floor=0.0, fold_moments=None):
+                     bins=None, y_codes=None, alpha_floor=0.0, fold_moments=None,
+                     every_fold=None):
     """rpart's complexity table of ``tree`` (of target ``target``) from k-fold
     cross-validation.
 
@@ -493,6 +494,10 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     fold without ``fit_fold``: its held-out (count, mean, m2) at ``thresholds`` (as
     :func:`_errors_along_path`'s; ``labels`` and ``codes`` as ``fit_fold`` and the scoring
     get them), or None, for the fold to go through ``fit_fold``.
+
+    ``every_fold(splits, floor, thresholds, y_codes)``, when given, scores every fold at
+    once: their moments in fold order (``fold_moments``' for each), or None, for the folds
+    to go one by one.
 
     Returns the table's columns: a dict of arrays (a DataFrame takes it as it is).
     """
@@ -573,11 +578,15 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     except ValueError as exc:  # a splitter of the user's that does not fit the data
         raise ValueError(f"cv={cv!r} cannot split the {len(y_arr)} rows for "
                          f"cross-validated pruning: {exc}") from None
-    # On the process's pool and the calling thread: starting threads for each fit was a
-    # noticeable part of a cross-validated fit on a few hundred rows.
-    parallel = threads > 1 and len(splits) > 1 and X_enc.size >= FOLD_THREADS_MIN_CELLS
-    for errors in in_order(lambda i: fold_errors(splits[i]), len(splits),
-                           min(threads, len(splits)) if parallel else 1):
+    every = None if every_fold is None else every_fold(splits, fold_floor, thresholds,
+                                                       y_codes)
+    if every is None:
+        # On the process's pool and the calling thread: starting threads for each fit was
+        # a noticeable part of a cross-validated fit on a few hundred rows.
+        parallel = threads > 1 and len(splits) > 1 and X_enc.size >= FOLD_THREADS_MIN_CELLS
+        every = in_order(lambda i: fold_errors(splits[i]), len(splits),
+                         min(threads, len(splits)) if parallel else 1)
+    for errors in every:
         moments = _merge_moments(moments, errors)
     if target.regression:
         yv = np.asarray(y_arr, dtype=float)

@@ -872,10 +872,10 @@ def test_cv_folds_scored_from_the_kernel_s_tables_give_the_python_path_s_table(
     elif data == "categorical":  # (three classes: the lone row's, kept in every fold)
         y = y.copy()
         y[[7, 19, 33, 48, 60, 77, 91, 104, 111, 118]] = "lone"
-    calls = []
+    calls = []  # (the folds each call scores: one, or all of them at once)
     real = folds.table_moments
     monkeypatch.setattr(_fit, "table_moments",
-                        lambda *a: (calls.append(1), real(*a))[1])
+                        lambda *a: (calls.append(a[2].size - 1), real(*a))[1])
     tables = {}
     # Three cases compiled (a compile of the kernel's variants for categories, regression
     # and surrogates is a minute); the others run the kernels' Python source, the same
@@ -887,9 +887,52 @@ def test_cv_folds_scored_from_the_kernel_s_tables_give_the_python_path_s_table(
         with quercus.config_context(jit=mode):
             tables[kernel] = est.fit(X, y, sample_weight=w).cp_table_
     kernel_ok = params.get("class_weight") is None and params.get("ccp_loss") != "entropy"
-    assert len(calls) == (10 if kernel_ok else 0)
+    assert sum(calls) == (10 if kernel_ok else 0)
     pd.testing.assert_frame_equal(tables[True], tables[False], check_exact=True)
     assert len(tables[True]) > 2
+
+
+@pytest.mark.parametrize("case", ["continuous, missing values, a lone class", "regression",
+                                  "categorical"])
+def test_small_folds_are_grown_and_scored_in_one_call_as_one_by_one(monkeypatch, case):
+    """Folds on the whole data's exact bins are the roots of one ``grow_subtree`` call
+    and one ``table_moments`` call (a call per thread), with the table of the folds grown
+    and scored one by one; a fold without every class goes on its own (here the lone
+    class's: then every fold does)."""
+    from quercus import _fit, _grower, _pruning
+    X, y = _fold_table_data("regression" if case == "regression" else "continuous")
+    if case == "categorical":
+        X["c"] = pd.Categorical(np.random.default_rng(2).choice(list("pqrs"), len(X)))
+        y = np.where(y == "lone", "hi", y)
+    cls = CARTRegressor if case == "regression" else CARTClassifier
+    roots = []  # the roots of each grow_subtree call
+    real_grow = _grower.grow_subtree
+    monkeypatch.setattr(_grower, "grow_subtree",
+                        lambda *a: roots.append(a[23].size - 1) or real_grow(*a))
+    real_scorer = _fit._fold_scorer
+
+    def one_by_one(*args):  # the scorer without its every_fold
+        moments = real_scorer(*args)
+        return None if moments is None else lambda *fold: moments(*fold)
+
+    monkeypatch.setattr(_pruning, "FOLD_THREADS_MIN_CELLS", 0)  # (threads on small data)
+    tables = {}
+    for batch in (True, False):
+        if not batch:
+            monkeypatch.setattr(_fit, "_fold_scorer", one_by_one)
+        for n_jobs in (1, 2):
+            roots.clear()
+            est = cls(pruning="cost_complexity", n_jobs=n_jobs, random_state=3)
+            with quercus.config_context(jit="compile"):
+                tables[batch, n_jobs] = est.fit(X, y).cp_table_
+            # (the first call grows the whole data's tree)
+            if not batch or case == "continuous, missing values, a lone class":
+                assert roots == [1] * 11
+            else:
+                assert roots == [1, 10] if n_jobs == 1 else [1, 5, 5]
+    for key, table in tables.items():
+        pd.testing.assert_frame_equal(table, tables[False, 1], check_exact=True)
+    assert len(tables[False, 1]) > 2
 
 
 def _tables_with_and_without_fold_bins(monkeypatch, case, binning_modules, **params):
@@ -1802,10 +1845,11 @@ def test_cost_complexity_pruning_path_method_equals_scikit_learns(loader):
 def test_cv_folds_share_the_threads_from_a_thousand_cells(monkeypatch):
     # The folds' kernels release the GIL: from FOLD_THREADS_MIN_CELLS cells (wine: 2,314)
     # they run side by side; on iris (600) and the textbook's 17 rows, whose folds are
-    # mostly Python, they take turns in one thread.
+    # mostly Python, they take turns in one thread. (These folds are grown a call per
+    # thread, _fit's every_fold; others one by one, _pruning's loop.)
     from sklearn.datasets import load_iris, load_wine
 
-    from quercus import _pruning
+    from quercus import _fit, _pruning
     from quercus.datasets import load_watermelon
     seen = []
     real = _pruning.in_order
@@ -1815,6 +1859,7 @@ def test_cv_folds_share_the_threads_from_a_thousand_cells(monkeypatch):
         return real(run, n, threads)
 
     monkeypatch.setattr(_pruning, "in_order", spy)
+    monkeypatch.setattr(_fit, "in_order", spy)
     X, y = load_wine(return_X_y=True)
     assert X.size >= _pruning.FOLD_THREADS_MIN_CELLS
     CARTClassifier(pruning="cost_complexity", n_jobs=2).fit(X, y)

@@ -60,18 +60,45 @@ def numpy_sum(a):
 
 
 @kernel
-def table_moments(ints, flts, count, cat_map, sur_ints, sur_flts, y, n_stats, regression,
-                  risk_loss, X, target, w, thresholds):
+def table_moments(ints, flts, slot_start, cat_map, cat_start, sur_ints, sur_flts, sur_start,
+                  y, y_rows, y_start, n_stats, regression, risk_loss, X, target, w, x_start,
+                  thresholds):
     """The held-out moments (``held_out_moments``'s mean and m2 at each of
-    ``thresholds``) of a cross-validation fold's tree, straight from the tables
-    ``grow_subtree`` grew it into (slot j is node j): the rows ``X`` (class codes among the
-    fold's classes or values ``target``, weights ``w``) scored along the tree's
-    weakest-link sequence. ``y``: the fold's training targets (class codes among its
-    ``n_stats`` classes, whose order of first appearance breaks a node's ties);
-    ``risk_loss``: the pruning's loss (RISK_IMPURITY or RISK_ERROR). A tree routing each
-    row to one node (no FRACTIONAL node) of at most ``MAX_CLASSES`` classes.
+    ``thresholds``, a row per fold) of cross-validation folds' trees, straight from the
+    tables ``grow_subtree`` grew them into (fold r's tree is its block r: slots
+    ``slot_start[r]..``, its ``cat_map`` from ``cat_start[r]`` and its surrogates from
+    ``sur_start[r]``): fold r's held-out rows ``X[x_start[r]:x_start[r + 1]]`` (class
+    codes among the fold's classes or values ``target``, weights ``w``, alike) scored
+    along its tree's weakest-link sequence. ``y[y_rows[y_start[r]:y_start[r + 1]]]``: fold
+    r's training targets (class codes among its ``n_stats`` classes, whose order of first
+    appearance breaks a node's ties); ``risk_loss``: the pruning's loss (RISK_IMPURITY or
+    RISK_ERROR). Trees routing each row to one node (no FRACTIONAL node) of at most
+    ``MAX_CLASSES`` classes.
     """
-    m = y.shape[0]
+    n_folds = slot_start.shape[0] - 1
+    mean = np.empty((n_folds, thresholds.shape[0]))
+    m2 = np.empty((n_folds, thresholds.shape[0]))
+    for r in range(n_folds):
+        a, b = slot_start[r], slot_start[r + 1]
+        c0, c1 = cat_start[r], cat_start[r + 1]
+        s0, s1 = sur_start[r], sur_start[r + 1]
+        x0, x1 = x_start[r], x_start[r + 1]
+        mean_r, m2_r = _tree_moments(
+            ints[a:b], flts[a:b], b - a, cat_map[c0:c1], sur_ints[s0:s1], sur_flts[s0:s1], y,
+            y_rows[y_start[r]:y_start[r + 1]], n_stats, regression, risk_loss, X[x0:x1],
+            target[x0:x1], w[x0:x1], thresholds)
+        for t in range(thresholds.shape[0]):
+            mean[r, t] = mean_r[t]
+            m2[r, t] = m2_r[t]
+    return mean, m2
+
+
+@inner
+def _tree_moments(ints, flts, count, cat_map, sur_ints, sur_flts, y, y_rows, n_stats,
+                  regression, risk_loss, X, target, w, thresholds):
+    """:func:`table_moments` of one fold (its tables' block, its training rows
+    ``y_rows`` of ``y``)."""
+    m = y_rows.shape[0]
     n_out = flts.shape[1] - VALUE
     # The routing arrays, in the schema's types (those of a TreeArrays' fields, so that
     # held_out_moments runs the code it runs for the Python path).
@@ -133,7 +160,7 @@ def table_moments(ints, flts, count, cat_map, sur_ints, sur_flts, y, n_stats, re
         seen_class = np.zeros(n_stats, dtype=np.bool_)
         n_seen = 0
         for j in range(m):
-            c = np.int64(y[j])
+            c = np.int64(y[y_rows[j]])
             if not seen_class[c]:
                 seen_class[c] = True
                 order[n_seen] = c

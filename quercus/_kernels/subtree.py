@@ -66,16 +66,24 @@ def _new_nodes(ints, flts, count, n_new, depth):
 def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_stats, regression,
                  criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
-                 total_w, idx0, w0, stats0, used0, depth0, can_presort, dense_features,
-                 hist_offsets, hist_min_samples, risk_floor, risk_loss, surrogates, xv,
-                 x_row_stride, x_col_stride, x_rows):
-    """Grow the subtree below one node, as the Python grower would.
+                 total_w, idx0, w0, root_start, stats0, used0, depth0, can_presort,
+                 dense_features, hist_offsets, hist_min_samples, risk_floor, risk_loss,
+                 surrogates, xv, x_row_stride, x_col_stride, x_rows):
+    """Grow the subtrees below one or more nodes (roots), each as the Python grower would.
 
-    The node (samples ``idx0``, weights ``w0``, stats ``stats0``, attributes ``used0``
-    already used by a multiway split above it, at ``depth0``) is slot 0 of the returned
-    tables and the nodes it creates are slots 1..; FIRST_CHILD counts the new nodes from 0
-    (slot j is new node j - 1) and CAT_MAP_START indexes the returned ``cat_map``: the
-    caller offsets both where it appends the subtree. It adds no surrogates.
+    Root ``r`` has the samples ``idx0[root_start[r]:root_start[r + 1]]`` (weights ``w0``
+    alike), stats ``stats0[r]``, the attributes ``used0[r]`` already used by a multiway
+    split above it, depth ``depth0[r]``, and belongs to a tree whose root weighs
+    ``total_w[r]``, grown to the floor ``risk_floor[r]`` (below). The roots are grown one
+    after the other, each as if alone: the cross-validation folds of a small fit are
+    grown in one call, each fold's rows of the whole data's bins a root.
+
+    Each root's subtree is a block of the returned tables: slots ``slot_start[r] ..
+    slot_start[r + 1] - 1``, the root first and the nodes it creates after it. Within a
+    block, FIRST_CHILD counts the block's new nodes from 0 (block slot j is new node
+    j - 1), CAT_MAP_START indexes the block's part of ``cat_map`` (from
+    ``cat_start[r]``) and SUR_START its part of the surrogate tables (from
+    ``sur_start[r]``): the caller offsets them where it appends the subtree.
 
     With ``can_presort`` (no sample is ever spread over several branches), a numeric
     feature with too many bins for a dense histogram (any numeric feature, in a subtree of
@@ -87,8 +95,9 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     at least ``hist_min_samples`` samples, and the larger child of a binary split gets its
     own by subtraction, as the Python grower's nodes do (none: an empty array).
 
-    A node whose :func:`weighted_risk` (loss ``risk_loss``) is below ``risk_floor`` is a
-    leaf: the cost-complexity floor (0: none), see :func:`quercus._grower.grow`.
+    A node whose :func:`weighted_risk` (loss ``risk_loss``) is below its root's
+    ``risk_floor`` is a leaf: the cost-complexity floor (0: none), see
+    :func:`quercus._grower.grow`.
 
     ``surrogates``: (max_surrogate, always) for rpart's surrogate splits, searched at the
     split nodes whose samples miss the split attribute (or at every one: ``always``) and
@@ -99,11 +108,11 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     threshold from the training matrix (``xv``, ``x_row_stride``, ``x_col_stride``,
     ``x_rows``: see :func:`resolve_threshold`; an empty ``xv`` when no feature needs it).
 
-    Returns (ints, flts, count, cat_map, sur_ints, sur_flts): the node schema's integer
-    and float tables (columns ``schema.INT_COLUMNS``; ``schema.FLOAT_COLUMNS`` then the
-    value), the number of slots used, the categories' children of ordered splits and the
-    surrogates (columns ``schema.SUR_INT_COLUMNS`` and ``SUR_FLOAT_COLUMNS``; SUR_START
-    indexes them from 0).
+    Returns (ints, flts, slot_start, cat_map, cat_start, sur_ints, sur_flts, sur_start):
+    the node schema's integer and float tables (columns ``schema.INT_COLUMNS``;
+    ``schema.FLOAT_COLUMNS`` then the value; rows past ``slot_start[-1]`` unused), the
+    categories' children of ordered splits and the surrogates (columns
+    ``schema.SUR_INT_COLUMNS`` and ``SUR_FLOAT_COLUMNS``), each with its blocks' starts.
     ``is_cat`` is None when no feature is categorical, as for :func:`search_node`.
     """
     n_out = 1 if regression else n_stats
@@ -111,8 +120,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     stat_crit = SQUARED_ERROR if regression else GINI
     ints = np.empty((64, N_INT), dtype=np.int32)  # int32: the table is most of a deep
     flts = np.empty((64, VALUE + n_out))           # subtree's memory; every entry fits
-    count = np.int64(1)  # int64 from the start: a literal would compile callees twice
-    ints, flts = _new_nodes(ints, flts, np.int64(0), count, depth0)
+    count = np.int64(0)  # int64 from the start: a literal would compile callees twice
     cat_maps = np.empty(64, dtype=np.int64)
     n_cat = 0
     n_sur = 0
@@ -131,198 +139,214 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         if is_cat is not None:
             for g in range(p):
                 sur_cat[g] = is_cat[g]
-    m0 = idx0.shape[0]
-    slot_of = np.full(p, -1, dtype=np.int64)
-    n_ps = 0
-    # A presorted order holds positions 0 .. m0 - 1 in 2 bytes each (half of int32's, on
-    # every thread growing a subtree at once). The grower hands the
-    # kernel at most SUBTREE_MAX_ROWS rows; a bigger node (a caller's own) sorts at every
-    # node instead, as without presorting.
-    if can_presort and m0 <= PRESORT_MAX_ROWS:
-        for f in range(p):
-            # As feature_histogram chooses: these would be sorted at every node.
-            if (is_cat is None or not is_cat[f]) and (m0 <= PRESORT_ALL_ROWS
-                                                      or n_bins[f] + 1 > 4 * m0 + 256):
-                slot_of[f] = n_ps
-                n_ps += 1
-    srt0 = np.empty((n_ps, m0), dtype=np.uint16)
-    for f in range(p):
-        if slot_of[f] >= 0:
-            order = sorted_positions(codes[:, f], idx0)
-            for i in range(m0):
-                srt0[slot_of[f], i] = order[i]
     no_hist = np.zeros((0, n_stats))
     no_hist_n = np.zeros(0, dtype=np.int64)
-    hist0, hist_n0 = no_hist, no_hist_n
-    if dense_features.shape[0] > 0 and m0 >= hist_min_samples:
-        hist0, hist_n0 = build_histograms(codes, dense_features, hist_offsets, idx0,
-                                          w0, y, y2, n_stats, stat_crit)
-    # Every node's presorted orders are its columns of srt0 (start .. start + m): a split
-    # reorders them in place into its children's, which take the same columns in child
-    # order (as the scatter lays out their samples). Tables copied per child would hold
-    # the whole table twice at the first split.
-    buf = np.empty(m0 if n_ps > 0 else 0, dtype=np.uint16)
-    # Scratch of every node's split search: a presorted feature's histogram (at most a bin
-    # per sample) and the scoring's rows.
-    m_h = min(m0, SCRATCH_MAX_SAMPLES) if n_ps > 0 else 0
-    h_bins = np.empty(m_h, dtype=np.int64)
-    h_counts = np.empty((m_h, n_stats))
-    h_n = np.empty(m_h, dtype=np.int64)
     work = np.empty((WORK_ROWS, n_stats))
-    stack = [(0, idx0, w0, stats0, used0, np.int64(0), hist0, hist_n0)]
-    while len(stack) > 0:
-        slot, idx, wi, stats, used, start, hist, hist_n = stack.pop()
-        presorted = (srt0, slot_of, start, h_bins, h_counts, h_n)
-        m = idx.shape[0]
-        imp = impurity(stats, criterion)
-        if regression:
-            flts[slot, VALUE] = stats[1] / stats[0]
-        else:
-            for k in range(n_out):
-                flts[slot, VALUE + k] = stats[k]
-        depth = ints[slot, DEPTH]
-        imp, weight, searchable = settle(stats, imp, idx, wi, y, regression, depth, max_depth,
-                                         min_samples_split, min_samples_leaf,
-                                         min_weight_leaf, min_objects, risk_floor, risk_loss)
-        flts[slot, IMPURITY] = imp
-        flts[slot, WEIGHT] = weight
-        ints[slot, N_SAMPLES] = m
-        if not searchable:
-            continue
-        n_feat = np.int64(0)
+    n_roots = root_start.shape[0] - 1
+    slot_start = np.empty(n_roots + 1, dtype=np.int64)
+    cat_start = np.empty(n_roots + 1, dtype=np.int64)
+    sur_start = np.empty(n_roots + 1, dtype=np.int64)
+    for r in range(n_roots):
+        # This root's block: its slot first, then the nodes it creates.
+        base, cat_base, sur_base = count, np.int64(n_cat), np.int64(n_sur)
+        slot_start[r], cat_start[r], sur_start[r] = base, cat_base, sur_base
+        ints, flts = _new_nodes(ints, flts, count, np.int64(1), depth0[r])
+        count += 1
+        r_idx = idx0[root_start[r]:root_start[r + 1]]
+        r_w = w0[root_start[r]:root_start[r + 1]]
+        m0 = r_idx.shape[0]
+        slot_of = np.full(p, -1, dtype=np.int64)
+        n_ps = 0
+        # A presorted order holds positions 0 .. m0 - 1 in 2 bytes each (half of int32's,
+        # on every thread growing a subtree at once). The grower hands the kernel at most
+        # SUBTREE_MAX_ROWS rows; a bigger node (a caller's own) sorts at every node
+        # instead, as without presorting.
+        if can_presort and m0 <= PRESORT_MAX_ROWS:
+            for f in range(p):
+                # As feature_histogram chooses: these would be sorted at every node.
+                if (is_cat is None or not is_cat[f]) and (m0 <= PRESORT_ALL_ROWS
+                                                          or n_bins[f] + 1 > 4 * m0 + 256):
+                    slot_of[f] = n_ps
+                    n_ps += 1
+        srt0 = np.empty((n_ps, m0), dtype=np.uint16)
         for f in range(p):
-            if not used[f]:
-                n_feat += 1
-        if n_feat == 0:
-            continue
-        features = np.empty(n_feat, dtype=np.int64)
-        j = 0
-        for f in range(p):
-            if not used[f]:
-                features[j] = f
-                j += 1
-        found, kind, res, o_ints = search_at(
-            codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
-            n_stats, criterion, cat_mode, missing_mode, min_samples_leaf, min_weight_leaf,
-            None, min_objects, hist, hist_n, hist_offsets, None, presorted, work)
-        # (The packed columns read in place: no copy of each per node.)
-        best = choose_split(found, res[:, RES_DECREASE], res[:, RES_INFO], gain_ratio)
-        if best < 0:
-            continue
-        if weight / total_w * res[best, RES_DECREASE] + TIE_EPS < min_impurity_decrease:
-            continue
-        f = features[best]
-        k = kind[best]
-        split_bin = o_ints[best, INT_BIN]
-        nbf = n_bins[f]
-        threshold = res[best, RES_THRESHOLD]
-        if k == NUMERIC and np.isnan(threshold):
             if slot_of[f] >= 0:
-                order = srt0[slot_of[f], start:start + m]
-                threshold = _presorted_threshold(codes[:, f], idx, order,
-                                                 split_bin, xv, x_row_stride,
-                                                 x_col_stride, x_rows, f)
+                order = sorted_positions(codes[:, f], r_idx)
+                for i in range(m0):
+                    srt0[slot_of[f], i] = order[i]
+        hist0, hist_n0 = no_hist, no_hist_n
+        if dense_features.shape[0] > 0 and m0 >= hist_min_samples:
+            hist0, hist_n0 = build_histograms(codes, dense_features, hist_offsets, r_idx,
+                                              r_w, y, y2, n_stats, stat_crit)
+        # Every node's presorted orders are its columns of srt0 (start .. start + m): a
+        # split reorders them in place into its children's, which take the same columns in
+        # child order (as the scatter lays out their samples). Tables copied per child
+        # would hold the whole table twice at the first split.
+        buf = np.empty(m0 if n_ps > 0 else 0, dtype=np.uint16)
+        # Scratch of every node's split search: a presorted feature's histogram (at most a
+        # bin per sample) and the scoring's rows.
+        m_h = min(m0, SCRATCH_MAX_SAMPLES) if n_ps > 0 else 0
+        h_bins = np.empty(m_h, dtype=np.int64)
+        h_counts = np.empty((m_h, n_stats))
+        h_n = np.empty(m_h, dtype=np.int64)
+        stack = [(base, r_idx, r_w, stats0[r], used0[r], np.int64(0), hist0, hist_n0)]
+        while len(stack) > 0:
+            slot, idx, wi, stats, used, start, hist, hist_n = stack.pop()
+            presorted = (srt0, slot_of, start, h_bins, h_counts, h_n)
+            m = idx.shape[0]
+            imp = impurity(stats, criterion)
+            if regression:
+                flts[slot, VALUE] = stats[1] / stats[0]
             else:
-                threshold = resolve_threshold(codes[:, f], idx, split_bin, nbf, xv,
-                                              x_row_stride, x_col_stride, x_rows, f)
-        n_children = nbf if k == MULTIWAY else 2
-        cat_map = np.zeros(1, dtype=np.int64)
-        # (``is_cat is None``: no categorical feature; numba compiles no subset split.)
-        if is_cat is not None:
+                for k in range(n_out):
+                    flts[slot, VALUE + k] = stats[k]
+            depth = ints[slot, DEPTH]
+            imp, weight, searchable = settle(
+                stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_split,
+                min_samples_leaf, min_weight_leaf, min_objects, risk_floor[r], risk_loss)
+            flts[slot, IMPURITY] = imp
+            flts[slot, WEIGHT] = weight
+            ints[slot, N_SAMPLES] = m
+            if not searchable:
+                continue
+            n_feat = np.int64(0)
+            for f in range(p):
+                if not used[f]:
+                    n_feat += 1
+            if n_feat == 0:
+                continue
+            features = np.empty(n_feat, dtype=np.int64)
+            j = 0
+            for f in range(p):
+                if not used[f]:
+                    features[j] = f
+                    j += 1
+            found, kind, res, o_ints = search_at(
+                codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
+                n_stats, criterion, cat_mode, missing_mode, min_samples_leaf, min_weight_leaf,
+                None, min_objects, hist, hist_n, hist_offsets, None, presorted, work)
+            # (The packed columns read in place: no copy of each per node.)
+            best = choose_split(found, res[:, RES_DECREASE], res[:, RES_INFO], gain_ratio)
+            if best < 0:
+                continue
+            if weight / total_w[r] * res[best, RES_DECREASE] + TIE_EPS < min_impurity_decrease:
+                continue
+            f = features[best]
+            k = kind[best]
+            split_bin = o_ints[best, INT_BIN]
+            nbf = n_bins[f]
+            threshold = res[best, RES_THRESHOLD]
+            if k == NUMERIC and np.isnan(threshold):
+                if slot_of[f] >= 0:
+                    order = srt0[slot_of[f], start:start + m]
+                    threshold = _presorted_threshold(codes[:, f], idx, order,
+                                                     split_bin, xv, x_row_stride,
+                                                     x_col_stride, x_rows, f)
+                else:
+                    threshold = resolve_threshold(codes[:, f], idx, split_bin, nbf, xv,
+                                                  x_row_stride, x_col_stride, x_rows, f)
+            n_children = nbf if k == MULTIWAY else 2
+            cat_map = np.zeros(1, dtype=np.int64)
+            # (``is_cat is None``: no categorical feature; numba compiles no subset split.)
+            if is_cat is not None:
+                if k == CAT_SUBSET:
+                    cat_map = subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion,
+                                         split_bin)
+            branch, known_w, any_missing, missing_child = branches(
+                codes[:, f], nbf, k, split_bin, cat_map, idx, wi, missing_mode,
+                o_ints[best, INT_MISS_DIR])
+            if collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
+                         regression, criterion, stat_crit, risk_loss, risk_floor[r]):
+                continue
+            known_total = ordered_sum(known_w)
+            shares = known_w / known_total if known_total > 0 else known_w
             if k == CAT_SUBSET:
-                cat_map = subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion,
-                                     split_bin)
-        branch, known_w, any_missing, missing_child = branches(
-            codes[:, f], nbf, k, split_bin, cat_map, idx, wi, missing_mode,
-            o_ints[best, INT_MISS_DIR])
-        if collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
-                     regression, criterion, stat_crit, risk_loss, risk_floor):
-            continue
-        known_total = ordered_sum(known_w)
-        shares = known_w / known_total if known_total > 0 else known_w
-        if k == CAT_SUBSET:
-            if n_cat + nbf > cat_maps.shape[0]:
-                bigger = np.empty(max(2 * cat_maps.shape[0], n_cat + nbf), dtype=np.int64)
-                for c in range(n_cat):
-                    bigger[c] = cat_maps[c]
-                cat_maps = bigger
-            for c in range(nbf):
-                cat_maps[n_cat + c] = cat_map[c]
-            ints[slot, CAT_MAP_START] = n_cat
-            n_cat += nbf
-        ints[slot, MISSING_MODE] = missing_mode
-        ints[slot, SUR_START] = n_sur
-        if surrogates is not None:
-            if k != MULTIWAY and (any_missing or surrogates[1]):
-                sur_i, sur_f, n_kept = _add_surrogates(
-                    codes, n_bins, sur_cat, sur_features, bin_lo, bin_hi, bin_offsets, f,
-                    idx, wi, branch,
-                    direction, surrogates[0], sur_i, sur_f, n_sur, xv, x_row_stride,
-                    x_col_stride, x_rows)
-                if any_missing:
-                    follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
-                                      sur_i, sur_f, n_sur, n_kept, missing_child, xv,
-                                      x_row_stride, x_col_stride, x_rows)
-                ints[slot, SUR_COUNT] = n_kept
-                n_sur += n_kept
-        if missing_mode != 0 and any_missing:  # not FRACTIONAL: one branch for all
-            for i in range(m):
-                if branch[i] < 0:
-                    branch[i] = missing_child
-        ints[slot, MISSING_CHILD] = missing_child
-        child_idx, child_w, offsets, child_stats, _ = scatter(
-            idx, wi, branch, n_children, shares, y, y2, n_stats, stat_crit, np.bool_(False))
-        ints, flts = _new_nodes(ints, flts, count, n_children, depth + 1)
-        first = count
-        count += n_children
-        ints[slot, KIND] = k
-        ints[slot, FEATURE] = f
-        flts[slot, THRESHOLD] = threshold
-        ints[slot, CATEGORY] = split_bin if k == CAT_BINARY else -1
-        ints[slot, FIRST_CHILD] = first - 1
-        ints[slot, N_CHILDREN] = n_children
-        flts[slot, RHO] = res[best, RES_RHO]
-        child_used = used
-        if k == MULTIWAY:
-            child_used = used.copy()
-            child_used[f] = True
-        _split_sorted(srt0, start, buf, branch, n_children)
-        # The children's histograms: the smaller child's from its samples, the larger's by
-        # subtraction (not where C4.5 spread a sample into both: counts would not add up).
-        c_weight = np.zeros(n_children)
-        for c in range(n_children):
-            for i in range(offsets[c], offsets[c + 1]):
-                c_weight[c] += child_w[i]
-        c_hist = [no_hist, no_hist]
-        c_hist_n = [no_hist_n, no_hist_n]
-        spread = missing_mode == FRACTIONAL and any_missing
-        if hist.shape[0] > 0 and n_children == 2 and not spread:
-            big, keep_big, keep_small = histogram_plan(
-                offsets, child_stats, c_weight, depth, hist_min_samples, max_depth,
-                min_samples_split, min_samples_leaf, min_weight_leaf, min_objects)
-            small = 1 - big
-            if keep_big:
-                s, e = offsets[small], offsets[small + 1]
-                h_s, h_sn = build_histograms(codes, dense_features, hist_offsets,
-                                             child_idx[s:e], child_w[s:e], y, y2, n_stats,
-                                             stat_crit)
-                c_hist[big], c_hist_n[big] = subtract_histograms(hist, hist_n, h_s, h_sn)
-                if keep_small:
-                    c_hist[small], c_hist_n[small] = h_s, h_sn
-        for c in range(n_children - 1, -1, -1):
-            s, e = offsets[c], offsets[c + 1]
-            if e > s and c_weight[c] > 0:
-                h, hn = no_hist, no_hist_n
-                if c < 2:
-                    h, hn = c_hist[c], c_hist_n[c]
-                stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
-                              child_stats[c].copy(), child_used, start + s, h, hn))
-            else:
-                # An empty branch (or one of zero weight) predicts as its parent.
-                for v in range(n_out):
-                    flts[first + c, VALUE + v] = flts[slot, VALUE + v]
-                ints[first + c, N_SAMPLES] = e - s
-    return ints, flts, count, cat_maps[:n_cat].copy(), sur_i[:n_sur].copy(), sur_f[:n_sur].copy()
+                if n_cat + nbf > cat_maps.shape[0]:
+                    bigger = np.empty(max(2 * cat_maps.shape[0], n_cat + nbf), dtype=np.int64)
+                    for c in range(n_cat):
+                        bigger[c] = cat_maps[c]
+                    cat_maps = bigger
+                for c in range(nbf):
+                    cat_maps[n_cat + c] = cat_map[c]
+                ints[slot, CAT_MAP_START] = n_cat - cat_base
+                n_cat += nbf
+            ints[slot, MISSING_MODE] = missing_mode
+            ints[slot, SUR_START] = n_sur - sur_base
+            if surrogates is not None:
+                if k != MULTIWAY and (any_missing or surrogates[1]):
+                    sur_i, sur_f, n_kept = _add_surrogates(
+                        codes, n_bins, sur_cat, sur_features, bin_lo, bin_hi, bin_offsets, f,
+                        idx, wi, branch,
+                        direction, surrogates[0], sur_i, sur_f, n_sur, xv, x_row_stride,
+                        x_col_stride, x_rows)
+                    if any_missing:
+                        follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
+                                          sur_i, sur_f, n_sur, n_kept, missing_child, xv,
+                                          x_row_stride, x_col_stride, x_rows)
+                    ints[slot, SUR_COUNT] = n_kept
+                    n_sur += n_kept
+            if missing_mode != 0 and any_missing:  # not FRACTIONAL: one branch for all
+                for i in range(m):
+                    if branch[i] < 0:
+                        branch[i] = missing_child
+            ints[slot, MISSING_CHILD] = missing_child
+            child_idx, child_w, offsets, child_stats, _ = scatter(
+                idx, wi, branch, n_children, shares, y, y2, n_stats, stat_crit,
+                np.bool_(False))
+            ints, flts = _new_nodes(ints, flts, count, n_children, depth + 1)
+            first = count
+            count += n_children
+            ints[slot, KIND] = k
+            ints[slot, FEATURE] = f
+            flts[slot, THRESHOLD] = threshold
+            ints[slot, CATEGORY] = split_bin if k == CAT_BINARY else -1
+            ints[slot, FIRST_CHILD] = first - base - 1
+            ints[slot, N_CHILDREN] = n_children
+            flts[slot, RHO] = res[best, RES_RHO]
+            child_used = used
+            if k == MULTIWAY:
+                child_used = used.copy()
+                child_used[f] = True
+            _split_sorted(srt0, start, buf, branch, n_children)
+            # The children's histograms: the smaller child's from its samples, the larger's
+            # by subtraction (not where C4.5 spread a sample into both: counts would not add
+            # up).
+            c_weight = np.zeros(n_children)
+            for c in range(n_children):
+                for i in range(offsets[c], offsets[c + 1]):
+                    c_weight[c] += child_w[i]
+            c_hist = [no_hist, no_hist]
+            c_hist_n = [no_hist_n, no_hist_n]
+            spread = missing_mode == FRACTIONAL and any_missing
+            if hist.shape[0] > 0 and n_children == 2 and not spread:
+                big, keep_big, keep_small = histogram_plan(
+                    offsets, child_stats, c_weight, depth, hist_min_samples, max_depth,
+                    min_samples_split, min_samples_leaf, min_weight_leaf, min_objects)
+                small = 1 - big
+                if keep_big:
+                    s, e = offsets[small], offsets[small + 1]
+                    h_s, h_sn = build_histograms(codes, dense_features, hist_offsets,
+                                                 child_idx[s:e], child_w[s:e], y, y2, n_stats,
+                                                 stat_crit)
+                    c_hist[big], c_hist_n[big] = subtract_histograms(hist, hist_n, h_s, h_sn)
+                    if keep_small:
+                        c_hist[small], c_hist_n[small] = h_s, h_sn
+            for c in range(n_children - 1, -1, -1):
+                s, e = offsets[c], offsets[c + 1]
+                if e > s and c_weight[c] > 0:
+                    h, hn = no_hist, no_hist_n
+                    if c < 2:
+                        h, hn = c_hist[c], c_hist_n[c]
+                    stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
+                                  child_stats[c].copy(), child_used, start + s, h, hn))
+                else:
+                    # An empty branch (or one of zero weight) predicts as its parent.
+                    for v in range(n_out):
+                        flts[first + c, VALUE + v] = flts[slot, VALUE + v]
+                    ints[first + c, N_SAMPLES] = e - s
+    slot_start[n_roots], cat_start[n_roots], sur_start[n_roots] = count, n_cat, n_sur
+    return (ints, flts, slot_start, cat_maps[:n_cat].copy(), cat_start, sur_i[:n_sur].copy(),
+            sur_f[:n_sur].copy(), sur_start)
 
 
 @inner
