@@ -87,3 +87,38 @@ def test_a_bad_surrogates_value_is_named():
     with pytest.raises(ValueError, match="'surrogates' parameter"):
         CARTClassifier(surrogates="sometimes").fit(X, y)
 
+
+
+@pytest.mark.parametrize("n_values", [5, 1000])
+def test_surrogates_from_a_node_s_presorted_orders_are_those_of_its_histograms(n_values):
+    """The subtree kernel reads a presorted attribute's surrogate histogram from the node's
+    order (where the attribute has at least as many bins as the node has samples), the
+    others from a histogram of every bin: the same candidates to the bit, whatever the
+    samples missing the primary attribute or the surrogate."""
+    from quercus._binning import bin_features
+    from quercus._kernels.histograms import sorted_positions
+    from quercus._kernels.surrogates import all_surrogates
+    rng = np.random.default_rng(7)
+    n, p = 40, 4
+    X = rng.integers(0, n_values, size=(n, p)).astype(float)
+    X[rng.random((n, p)) < 0.15] = np.nan
+    bins = bin_features(X, np.zeros(p, dtype=bool), [None] * p, None)
+    node = np.sort(rng.choice(n, 30, replace=False)).astype(np.int64)
+    w = rng.uniform(0.5, 2.0, node.size)
+    branch = rng.integers(0, 2, node.size).astype(np.int64)
+    branch[rng.random(node.size) < 0.2] = -1  # the primary is missing
+    direction = np.zeros(n)
+    direction[node[branch >= 0]] = branch[branch >= 0]
+    known = branch >= 0
+    # Every attribute presorted over the node (positions in it), the primary's too.
+    srt = np.array([sorted_positions(bins.codes[:, f], node) for f in range(p)],
+                   dtype=np.uint16)
+    slot_of = np.arange(p, dtype=np.int64)
+    args = (bins.codes, bins.n_bins, np.zeros(p, dtype=bool), bins.lo, bins.hi,
+            bins.offsets, np.arange(p), np.int64(0), node[known], w[known], direction)
+    plain = all_surrogates(*args)
+    presorted = all_surrogates(*args, (srt, slot_of, np.int64(0), node, w, branch))
+    for a, b in zip(plain, presorted):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    assert (plain[0][1:] > 0).all()  # (candidates found)

@@ -276,9 +276,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 if k != MULTIWAY and (any_missing or surrogates[1]):
                     sur_i, sur_f, n_kept = _add_surrogates(
                         codes, n_bins, sur_cat, sur_features, bin_lo, bin_hi, bin_offsets, f,
-                        idx, wi, branch,
-                        direction, surrogates[0], sur_i, sur_f, n_sur, xv, x_row_stride,
-                        x_col_stride, x_rows)
+                        idx, wi, branch, direction, surrogates[0], sur_i, sur_f, n_sur, xv,
+                        x_row_stride, x_col_stride, x_rows, (srt0, slot_of, start))
                     if any_missing:
                         follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
                                           sur_i, sur_f, n_sur, n_kept, missing_child, xv,
@@ -352,11 +351,13 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
 @inner
 def _add_surrogates(codes, n_bins, cat, features, bin_lo, bin_hi, bin_offsets, f, idx, wi,
                     branch, direction, max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride,
-                    x_col_stride, x_rows):
+                    x_col_stride, x_rows, presorted):
     """The node's surrogate splits of primary attribute ``f`` among ``features`` (every
     attribute; ``cat``: which are categorical), searched on its samples of known
     ``branch`` and kept by :func:`keep_surrogates` (the Python grower searches on threads,
-    then keeps them alike). Returns (sur_i, sur_f, how many)."""
+    then keeps them alike). ``presorted``: (orders, slot of each attribute, the node's
+    first column) of the subtree's presorted attributes. Returns (sur_i, sur_f, how
+    many)."""
     m = idx.shape[0]
     n_known = 0
     for i in range(m):
@@ -373,8 +374,10 @@ def _add_surrogates(codes, n_bins, cat, features, bin_lo, bin_hi, bin_offsets, f
             sw[j] = wi[i]
             direction[idx[i]] = branch[i]
             j += 1
+    srt, slot_of, start = presorted
     agree, majority, kind, where, thr, flip = all_surrogates(
-        codes, n_bins, cat, bin_lo, bin_hi, bin_offsets, features, f, sidx, sw, direction)
+        codes, n_bins, cat, bin_lo, bin_hi, bin_offsets, features, f, sidx, sw, direction,
+        (srt, slot_of, start, idx, wi, branch))
     return keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
                            max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride,
                            x_col_stride, x_rows)

@@ -25,6 +25,14 @@ def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
     """
     bins, counts, n = feature_histogram(codes_g, idx, wi, direction, direction,
                                         n_real_bins + 1, np.int64(2), np.int64(GINI))
+    return score_surrogate(bins, counts, n, n_real_bins, is_cat, lo, hi)
+
+
+@kernel(inline="always")
+def score_surrogate(bins, counts, n, n_real_bins, is_cat, lo, hi):
+    """:func:`best_surrogate` from the attribute's compact histogram of the samples'
+    directions (``bins`` present, ascending, the missing bin last; ``counts`` of
+    direction 0 and 1; ``n`` samples each)."""
     nk, miss, n_miss = _split_missing(bins, counts, n, n_real_bins)
     tot0 = miss[0]
     tot1 = miss[1]
@@ -68,9 +76,16 @@ def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
 
 @kernel
 def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, primary, idx,
-                   wi, direction):
+                   wi, direction, presorted=None):
     """:func:`best_surrogate` for every attribute in ``features`` but ``primary``, in one
     call (threads share a node's attributes out in chunks: ``quercus._threads``).
+
+    ``presorted``: the subtree kernel's presorted orders of the node, (orders, slot of
+    each attribute or -1, the node's first column, the node's samples, their weights,
+    their branches, -1 where the primary is missing), of which ``idx`` are the samples
+    of a known branch; an attribute with a slot and at least as many bins as the node has
+    samples takes its histogram from its order (the same sums: a bin's samples in the same
+    order) instead of clearing one of every bin. None: not compiled.
 
     Returns arrays (agreement, majority, kind, bin_or_category, threshold, flip), entry
     ``i`` for ``features[i]``; the primary's entry has agreement -1.
@@ -79,15 +94,57 @@ def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features,
     agree, majority, kind, where = (np.full(nf, -1.0), np.zeros(nf), np.zeros(nf, np.int8),
                                     np.full(nf, -1, dtype=np.int64))
     thr, flip = np.zeros(nf), np.zeros(nf, dtype=np.int8)
+    m = idx.shape[0]
+    s_bins = np.empty(m if presorted is not None else 0, dtype=np.int64)
+    s_counts = np.empty((s_bins.shape[0], 2))
+    s_n = np.empty(s_bins.shape[0], dtype=np.int64)
     for i in range(nf):
         g = features[i]
         if g == primary:
             continue
         lo = bin_lo[bin_offsets[g]:bin_offsets[g + 1]]
         hi = bin_hi[bin_offsets[g]:bin_offsets[g + 1]]
-        agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = best_surrogate(
-            codes[:, g], idx, wi, direction, n_bins[g], is_cat[g], lo, hi)
+        # (The order where the node has fewer samples than the attribute bins: a dense
+        # histogram's clearing and compacting would be most of its cost.)
+        if (presorted is not None and presorted[1][g] >= 0
+                and n_bins[g] >= presorted[3].shape[0]):
+            srt, slot_of, start, node_idx, node_w, branch = presorted
+            nb = _known_sorted_histogram(codes[:, g],
+                                         srt[slot_of[g], start:start + node_idx.shape[0]],
+                                         node_idx, node_w, branch, direction, s_bins,
+                                         s_counts, s_n)
+            agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = score_surrogate(
+                s_bins[:nb], s_counts[:nb], s_n[:nb], n_bins[g], is_cat[g], lo, hi)
+        else:
+            agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = best_surrogate(
+                codes[:, g], idx, wi, direction, n_bins[g], is_cat[g], lo, hi)
     return agree, majority, kind, where, thr, flip
+
+
+@inner
+def _known_sorted_histogram(codes_g, order, idx, wi, branch, direction, bins, counts, n):
+    """The histogram :func:`best_surrogate` builds, of the node's samples ``idx`` (weights
+    ``wi``) of a known ``branch``, their counts by ``direction``, from the node's
+    presorted ``order`` of an attribute, into ``bins``, ``counts``, ``n``; returns how
+    many bins are present."""
+    j = -1
+    prev = np.int64(-1)
+    for i in range(order.shape[0]):
+        pos = order[i]
+        if branch[pos] < 0:
+            continue
+        s = idx[pos]
+        b = np.int64(codes_g[s])
+        if b != prev:
+            j += 1
+            bins[j] = b
+            prev = b
+            n[j] = 0
+            counts[j, 0] = 0.0
+            counts[j, 1] = 0.0
+        counts[j, np.int64(direction[s])] += wi[pos]
+        n[j] += 1
+    return j + 1
 
 
 @inner
