@@ -722,8 +722,7 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
                 and all_positive):
             return None
         trains = [train for train, _ in splits]
-        sizes = np.array([t.size for t in trains])
-        if any(m > subtree_limit(m, regression) for m in sizes.tolist()):
+        if any(t.size > subtree_limit(t.size, regression) for t in trains):
             return None
         tests = [test for _, test in splits]
         n_folds = len(splits)
@@ -731,11 +730,10 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
             y_all = values
         else:
             n_classes = target.n_classes
-            fold = np.repeat(np.arange(n_folds), [t.size for t in tests])
-            held = np.bincount(fold * n_classes + y_codes[np.concatenate(tests)],
-                               minlength=n_folds * n_classes).reshape(n_folds, n_classes)
-            if not (np.bincount(y_codes, minlength=n_classes) > held).all():
-                return None  # (a fold without every class: its own classes and codes)
+            # (A fold without every class among its training rows: its own classes and
+            # codes. A splitter's training rows need not be the rest of the rows.)
+            if any(np.bincount(y_codes[t], minlength=n_classes).min() == 0 for t in trains):
+                return None
             y_all = y_codes
         data = (target if regression else every_class).binned_data(
             fold_bins, schema.is_categorical.copy(), y_all, w_user)

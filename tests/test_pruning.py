@@ -935,6 +935,31 @@ def test_small_folds_are_grown_and_scored_in_one_call_as_one_by_one(monkeypatch,
     assert len(tables[False, 1]) > 2
 
 
+def test_folds_of_a_splitter_whose_training_rows_lack_a_class_go_one_by_one(monkeypatch):
+    """A splitter's training rows need not be the rest of the rows: a fold whose training
+    rows lack a class that its held-out rows lack too still takes its own classes (the
+    folds one by one), and the table is the one of the folds one by one."""
+    from sklearn.model_selection import ShuffleSplit
+
+    from quercus import _fit, _grower
+    X, y = _fold_table_data("continuous")
+    y = np.where(y == "lone", "hi", y)
+    y[[3, 50]] = "rare"
+    cv = ShuffleSplit(n_splits=6, train_size=0.5, test_size=0.2, random_state=0)
+    # (a fold with the rare class neither among its training rows nor held out)
+    assert any("rare" not in y[train] and "rare" not in y[test]
+               for train, test in cv.split(X))
+    roots = []
+    real_grow = _grower.grow_subtree
+    monkeypatch.setattr(_grower, "grow_subtree",
+                        lambda *a: roots.append(a[23].size - 1) or real_grow(*a))
+    est = CARTClassifier(pruning="cost_complexity", cv=cv, n_jobs=1, random_state=3)
+    table = est.fit(X, y).cp_table_
+    assert roots == [1] * 7
+    monkeypatch.setattr(_fit, "KERNEL_FOLDS", False)
+    pd.testing.assert_frame_equal(table, est.fit(X, y).cp_table_, check_exact=True)
+
+
 def _tables_with_and_without_fold_bins(monkeypatch, case, binning_modules, **params):
     """The cp tables of FOLD_CASES[case] with the folds' bins taken from the whole data's
     and with each fold binning its rows, and how many times each fit called
