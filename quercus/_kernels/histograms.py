@@ -206,14 +206,20 @@ def sorted_histogram(codes_f, order, idx, wi, y, y2, n_stats, criterion):
 
 
 @inner
-def sorted_histogram_into(codes_f, order, idx, wi, y, y2, criterion, bins, counts, n):
+def sorted_histogram_into(codes_f, order, idx, wi, y, y2, criterion, bins, counts, n,
+                          keep=None):
     """:func:`sorted_histogram` written into the caller's scratch (``bins``, ``counts``,
     ``n``: at least as many rows as the node has samples), in one pass. Returns how many
-    bins are present: the histogram is the first that many rows, the same sums."""
+    bins are present: the histogram is the first that many rows, the same sums.
+    ``keep``: only the samples at positions ``pos`` with ``keep[pos] >= 0`` (None: every
+    one, and the test is not compiled)."""
     j = -1
     prev = np.int64(-1)
     for i in range(order.shape[0]):
         pos = order[i]
+        if keep is not None:
+            if keep[pos] < 0:
+                continue
         s = idx[pos]
         b = np.int64(codes_f[s])
         if b != prev:

@@ -4,7 +4,7 @@ import numpy as np
 
 from ._jit import inner, kernel
 from .criteria import GINI
-from .histograms import feature_histogram
+from .histograms import feature_histogram, sorted_histogram_into
 from .schema import CAT_BINARY, NUMERIC
 from .splits import TIE_EPS, _split_missing, midpoint, resolve_threshold
 from .tables import grown
@@ -109,42 +109,17 @@ def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features,
         if (presorted is not None and presorted[1][g] >= 0
                 and n_bins[g] >= presorted[3].shape[0]):
             srt, slot_of, start, node_idx, node_w, branch = presorted
-            nb = _known_sorted_histogram(codes[:, g],
-                                         srt[slot_of[g], start:start + node_idx.shape[0]],
-                                         node_idx, node_w, branch, direction, s_bins,
-                                         s_counts, s_n)
+            # (its samples of a known primary branch: the histogram best_surrogate builds)
+            nb = sorted_histogram_into(codes[:, g],
+                                       srt[slot_of[g], start:start + node_idx.shape[0]],
+                                       node_idx, node_w, direction, direction,
+                                       np.int64(GINI), s_bins, s_counts, s_n, branch)
             agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = score_surrogate(
                 s_bins[:nb], s_counts[:nb], s_n[:nb], n_bins[g], is_cat[g], lo, hi)
         else:
             agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = best_surrogate(
                 codes[:, g], idx, wi, direction, n_bins[g], is_cat[g], lo, hi)
     return agree, majority, kind, where, thr, flip
-
-
-@inner
-def _known_sorted_histogram(codes_g, order, idx, wi, branch, direction, bins, counts, n):
-    """The histogram :func:`best_surrogate` builds, of the node's samples ``idx`` (weights
-    ``wi``) of a known ``branch``, their counts by ``direction``, from the node's
-    presorted ``order`` of an attribute, into ``bins``, ``counts``, ``n``; returns how
-    many bins are present."""
-    j = -1
-    prev = np.int64(-1)
-    for i in range(order.shape[0]):
-        pos = order[i]
-        if branch[pos] < 0:
-            continue
-        s = idx[pos]
-        b = np.int64(codes_g[s])
-        if b != prev:
-            j += 1
-            bins[j] = b
-            prev = b
-            n[j] = 0
-            counts[j, 0] = 0.0
-            counts[j, 1] = 0.0
-        counts[j, np.int64(direction[s])] += wi[pos]
-        n[j] += 1
-    return j + 1
 
 
 @inner
