@@ -633,6 +633,11 @@ def _fold_fitter(params, schema, target, X_all, y, w_user, w_err, fold_bins):
                                   w_err, fold_bins)
 
 
+# Folds of at most this many training rows are grown and scored together (every_fold):
+# there the Python around each fold was the cost; bigger folds gain nothing and a call
+# would hold several folds' tables at once.
+EVERY_FOLD_MAX_ROWS = 512
+
 # Cross-validation folds are grown and scored by two kernel calls each (_fold_scorer) when
 # they can be; False: every fold through fit_fold and the Python scoring (the tests'
 # switch, to compare the two).
@@ -717,12 +722,13 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
         ``grow_subtree`` on its rows of the whole data's exact bins (``take_rows`` is
         then a copy of them, and the fold's tree the same). None when a fold needs its
         own: its classes are not all of them, its settings differ (fractional sizes),
-        or it is too big for one call."""
+        or the folds are bigger than ``EVERY_FOLD_MAX_ROWS`` rows."""
         if not (isinstance(fold_bins, Bins) and fixed_counts and not frac_w
                 and all_positive):
             return None
         trains = [train for train, _ in splits]
-        if any(t.size > subtree_limit(t.size, regression) for t in trains):
+        if any(t.size > min(EVERY_FOLD_MAX_ROWS, subtree_limit(t.size, regression))
+               for t in trains):
             return None
         tests = [test for _, test in splits]
         n_folds = len(splits)
