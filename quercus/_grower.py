@@ -24,11 +24,11 @@ from ._kernels.node import plan_histograms, scan_order, settle_node, split_branc
 from ._kernels.partition import scatter
 from ._kernels.splits import (TIE_EPS, Candidates, resolve_threshold, search_features,
                               unpack_search)
-from ._kernels.schema import (CAT_BINARY, CAT_MAP_START, CAT_MULTIWAY, CAT_SUBSET,
-                              FIRST_CHILD, FLOAT_COLUMNS, FRACTIONAL, INT_COLUMNS, LEARNED,
-                              MULTIWAY, NUMERIC, ROUTING_FIELDS, SUR_FLOAT_COLUMNS,
-                              SUR_INT_COLUMNS, SUR_START, SURROGATE, VALUE, ALL_FIELDS,
-                              Routing)
+from ._kernels.builder import as_parent, unsplit, write_split, write_stats
+from ._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED,
+                              MULTIWAY, NODE_FIELDS, NUMERIC, ROUTING_FIELDS,
+                              SUR_FLOAT_COLUMNS, SUR_INT_COLUMNS, SURROGATE, ALL_FIELDS,
+                              Routing, empty_nodes)
 from ._kernels.subtree import grow_subtree
 from ._kernels.surrogates import all_surrogates, route_missing, select_surrogates
 from ._kernels.selection import choose_split
@@ -366,9 +366,7 @@ def grow(data, cfg, rng, validation=None):
                 cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_weight_leaf,
                 float(cfg.min_objects), floor_w, cfg.risk_loss)
             tree["value"][node] = value
-            tree["impurity"][node] = imp
-            tree["weighted_n_node_samples"][node] = weight
-            tree["n_node_samples"][node] = idx.size
+            write_stats(tree.nodes(), node, imp, weight, idx.size)
             features = all_features[~used]
             if not searchable or features.size == 0:
                 continue
@@ -619,14 +617,14 @@ def subtree_layout(data, cfg, dense=True):
 
 
 def _subtree(data, cfg, layout, item, depth, total_w):
-    """The kernel tables (ints, flts, count, cat_map, sur_ints, sur_flts) of the subtree
-    below a deferred node ``item`` (node, samples, weights, stats, attributes used above)
-    at ``depth``: see ``grow_subtree``. ``layout``: :func:`subtree_layout`."""
+    """The kernel's (nodes, count, cat_map, sur_ints, sur_flts) of the subtree below a
+    deferred node ``item`` (node, samples, weights, stats, attributes used above) at
+    ``depth``: see ``grow_subtree``. ``layout``: :func:`subtree_layout`."""
     _, idx, wi, stats, used = item
-    ints, flts, slots, cat_map, _, sur_ints, sur_flts, _ = subtree_blocks(
+    nodes, slots, cat_map, _, sur_ints, sur_flts, _ = subtree_blocks(
         data, cfg, layout, idx, wi, np.array([0, idx.size]), stats[None], used[None],
         np.array([depth]), np.array([total_w]))
-    return ints, flts, int(slots[1]), cat_map, sur_ints, sur_flts
+    return nodes, int(slots[1]), cat_map, sur_ints, sur_flts
 
 
 def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, total_w):
@@ -642,7 +640,7 @@ def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, to
         cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
         cfg.min_objects, total_w, idx, w, root_start, stats, used, depth, presort,
         dense, hist_offsets, HIST_MIN_SAMPLES, risk_floor_weight(cfg, total_w), cfg.risk_loss,
-        _surrogate_args(data, cfg), *data.value_args)
+        _surrogate_args(data, cfg), *data.value_args, empty_nodes(64, data.n_out))
 
 
 def _surrogate_args(data, cfg):
@@ -672,23 +670,15 @@ def root_risk(data, cfg):
     return float(weighted_risk(stats, imp, w, cfg.risk_loss)) / w
 
 
-def _table_tree(ints, flts, count, cat_map, sur_ints, sur_flts):
+def _table_tree(nodes, count, cat_map, sur_ints, sur_flts):
     """The tree whose every node the kernel grew (slot j is node j): what splicing its
-    tables below a lone root gives, without the builder."""
-    ints, flts = ints[:count], flts[:count]
-    # One copy of each table, transposed: every column is then a contiguous row, taken
-    # as it is when it has its field's type.
-    int_rows, flt_rows = ints.T.copy(), flts.T.copy()
-    fields = {name: _typed(int_rows[j], name) for j, name in enumerate(INT_COLUMNS)}
-    fields.update({name: flt_rows[j] for j, name in enumerate(FLOAT_COLUMNS)})
-    fields["value"] = np.ascontiguousarray(flts[:, VALUE:])
+    nodes below a lone root gives, without the builder."""
+    fields = {name: a[:count].copy() for name, a in zip(nodes._fields, nodes)}
     first_child = fields["first_child"]
     first_child[first_child >= 0] += 1
     fields["cat_map"] = _typed(cat_map, "cat_map")
-    sur_int_rows, sur_flt_rows = sur_ints.T.copy(), sur_flts.T.copy()
-    fields.update({name: _typed(sur_int_rows[j], name)
-                   for j, name in enumerate(SUR_INT_COLUMNS)})
-    fields.update({name: sur_flt_rows[j] for j, name in enumerate(SUR_FLOAT_COLUMNS)})
+    fields.update({name: _typed(a, name) for name, a in _surrogate_fields(sur_ints,
+                                                                          sur_flts).items()})
     return TreeArrays(**fields)
 
 
@@ -708,25 +698,23 @@ def _surrogate_fields(sur_ints, sur_flts):
     return out
 
 
-def _splice(tree, node, ints, flts, count, cat_map, sur_ints, sur_flts):
+def _splice(tree, node, nodes, count, cat_map, sur_ints, sur_flts):
     """Copy a subtree grown by the kernel (slot 0 is ``node``, slot j its (j-1)-th new
     node, cat_map and surrogate offsets from 0) into ``tree``."""
     first = tree.count
     if count > 1:
-        tree.add(count - 1, 0)
+        tree.add(count - 1, 0, init=False)  # (every field is written below)
     rows = np.concatenate(([node], np.arange(first, first + count - 1)))
-    ints = ints[:count]
-    internal = ints[:, FIRST_CHILD] >= 0
-    ints[internal, FIRST_CHILD] += first
-    ints[ints[:, CAT_MAP_START] >= 0, CAT_MAP_START] += len(tree.flat["cat_map"])
-    ints[internal, SUR_START] += len(tree.flat["sur_feature"])
-    for j, name in enumerate(INT_COLUMNS):
-        tree[name][rows] = ints[:, j]
+    first_child = nodes.first_child[:count]
+    internal = first_child >= 0
+    first_child[internal] += first
+    cat_map_start = nodes.cat_map_start[:count]
+    cat_map_start[cat_map_start >= 0] += len(tree.flat["cat_map"])
+    nodes.sur_start[:count][internal] += len(tree.flat["sur_feature"])
+    for name, values in zip(nodes._fields, nodes):
+        tree[name][rows] = values[:count]
     for name, values in _surrogate_fields(sur_ints, sur_flts).items():
         tree.flat[name].extend(values.tolist())
-    for j, name in enumerate(FLOAT_COLUMNS):
-        tree[name][rows] = flts[:count, j]
-    tree["value"][rows] = flts[:count, VALUE:]
     tree.flat["cat_map"].extend(cat_map)
 
 
@@ -886,10 +874,7 @@ def _undo_split(tree, node, mark):
     tree.count = count
     for k_, n_ in flat_lengths.items():
         del tree.flat[k_][n_:]
-    for name, default in (("kind", 0), ("feature", -1), ("threshold", 0.0), ("category", -1),
-                          ("first_child", -1), ("n_children", 0), ("missing_child", -1),
-                          ("sur_count", 0), ("rho", 1.0), ("cat_map_start", -1)):
-        tree[name][node] = default
+    unsplit(tree.nodes(), node)
 
 
 def _root_stats(data):
@@ -916,21 +901,20 @@ def _split_node(data, cfg, tree, node, rows, used, f, k, split_bin, thr, routed,
     nbf = int(data.n_bins[f])
     n_children = nbf if k == MULTIWAY else 2
     shares = known_w / known_w.sum() if known_w.sum() > 0 else known_w
+    cat_map_start = -1
     if k == CAT_SUBSET:
-        tree["cat_map_start"][node] = len(tree.flat["cat_map"])
+        cat_map_start = len(tree.flat["cat_map"])
         tree.flat["cat_map"].extend(cat_map)
-    tree["missing_mode"][node] = cfg.missing_mode
-    tree["sur_start"][node] = len(tree.flat["sur_feature"])
+    sur_start, sur_count = len(tree.flat["sur_feature"]), 0
     if cfg.missing_mode == SURROGATE and k != MULTIWAY and (any_missing
                                                             or cfg.surrogates_always):
         sur_i, sur_f = _add_surrogates(data, cfg, tree, idx, wi, branch, f)
-        tree["sur_count"][node] = len(sur_i)
+        sur_count = len(sur_i)
         if any_missing:
             route_missing(data.codes, data.n_bins, data.bin_hi, data.bin_offsets, idx,
                           branch, sur_i, sur_f, missing_child, *data.value_args)
     elif cfg.missing_mode != FRACTIONAL and any_missing:
         branch[branch < 0] = missing_child
-    tree["missing_child"][node] = missing_child
     child_idx, child_w, offsets, child_stats, child_n = scatter(
         idx, wi, branch, n_children, shares, data.y, data.y2, data.n_stats,
         criterion_for_stats(data), unit)
@@ -938,13 +922,9 @@ def _split_node(data, cfg, tree, node, rows, used, f, k, split_bin, thr, routed,
     if unit:
         child_w = data.w[:child_idx.size]
     first = tree.add(n_children, depth + 1)
-    tree["kind"][node] = k
-    tree["feature"][node] = f
-    tree["threshold"][node] = thr
-    tree["category"][node] = split_bin if k == CAT_BINARY else -1
-    tree["first_child"][node] = first
-    tree["n_children"][node] = n_children
-    tree["rho"][node] = rho
+    write_split(tree.nodes(), node, k, f, thr, split_bin if k == CAT_BINARY else -1, first,
+                n_children, rho, cfg.missing_mode, missing_child, sur_start, sur_count,
+                cat_map_start)
     child_used = used
     if k == MULTIWAY:
         child_used = used.copy()
@@ -977,8 +957,7 @@ def _split_node(data, cfg, tree, node, rows, used, f, k, split_bin, thr, routed,
                              child_stats[c], child_used, child_val[c])))
         else:
             # An empty branch (or one of zero weight) is a leaf predicting as its parent.
-            tree["value"][cid] = parent_value
-            tree["n_node_samples"][cid] = e - s
+            as_parent(tree.nodes(), cid, node, e - s)
     if request is not None:
         # The smaller child's rows, for its histograms: its stack item's (or, for a child
         # of no weight, a copy of its slice: the level's buffer goes now).

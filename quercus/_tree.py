@@ -13,8 +13,9 @@ import mmap
 
 import numpy as np
 
+from ._kernels.builder import init_nodes
 from ._kernels.schema import (ALL_FIELDS, FLAT_FIELDS, LEAF, NODE_FIELDS, ROUTING_FIELDS,
-                              Routing, leaf_defaults)
+                              Nodes, Routing)
 
 SCHEMA_VERSION = 1
 
@@ -188,9 +189,6 @@ class FlatArray:
         return data
 
 
-_LEAF = leaf_defaults()
-
-
 def _mapped(shape, dtype):
     """An uninitialised array in its own anonymous memory map: pages that are never
     written are never resident, and it is unmapped when the last view of it goes. Huge
@@ -295,18 +293,23 @@ class TreeBuilder:
         finally:
             self._cap = min(arr.shape[0] for arr in self._arrays.values())
 
-    def add(self, n_new, depth):
-        """Reserve ``n_new`` contiguous leaf slots at ``depth``; return the first index."""
+    def add(self, n_new, depth, init=True):
+        """Reserve ``n_new`` contiguous leaf slots at ``depth`` (made new leaves by
+        :func:`~quercus._kernels.builder.init_nodes`, unless ``init`` is False: the caller
+        writes every field); return the first index."""
         if self.count + n_new > self._cap:
             self._grow(self.count + n_new)
         first = self.count
-        a = self._arrays
-        sl = slice(first, first + n_new)
-        for name, value in _LEAF.items():  # (slots are reused after an undone split)
-            a[name][sl] = value
-        a["depth"][sl] = depth
+        if init:  # (slots are reused after an undone split)
+            init_nodes(self.nodes(), first, n_new, depth)
         self.count += n_new
         return first
+
+    def nodes(self):
+        """The node fields as a :data:`~quercus._kernels.schema.Nodes` record, for the
+        builder's functions (:mod:`quercus._kernels.builder`); valid until the next
+        :meth:`add`, which may move the arrays."""
+        return Nodes(*(self._arrays[f.name] for f in NODE_FIELDS))
 
     def __getitem__(self, name):
         return self._arrays[name]

@@ -875,7 +875,7 @@ def test_cv_folds_scored_from_the_kernel_s_tables_give_the_python_path_s_table(
     calls = []  # (the folds each call scores: one, or all of them at once)
     real = folds.table_moments
     monkeypatch.setattr(_fit, "table_moments",
-                        lambda *a: (calls.append(a[2].size - 1), real(*a))[1])
+                        lambda *a: (calls.append(a[1].size - 1), real(*a))[1])
     tables = {}
     # Three cases compiled (a compile of the kernel's variants for categories, regression
     # and surrogates is a minute); the others run the kernels' Python source, the same

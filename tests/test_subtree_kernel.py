@@ -292,12 +292,11 @@ WHOLE = [c for c in CLASSIFIERS if c[0] in ("c45-missing", "ordered-learned", "i
 
 
 @pytest.mark.parametrize("name,make,data", WHOLE, ids=[c[0] for c in WHOLE])
-def test_a_tree_grown_wholly_by_the_kernel_is_its_tables_spliced_below_a_root(
+def test_a_tree_grown_wholly_by_the_kernel_is_its_nodes_spliced_below_a_root(
         monkeypatch, name, make, data):
     """A fit small enough for one kernel call takes the tree straight from the kernel's
-    tables: array for array (values, types, cat_map) what splicing them below a lone root
+    nodes: array for array (values, types, cat_map) what splicing them below a lone root
     of the builder gives."""
-    from quercus._kernels.subtree import VALUE
     from quercus._tree import _FIELDS, _FLAT, TreeBuilder
     X, y = data()
     tables = []
@@ -307,10 +306,11 @@ def test_a_tree_grown_wholly_by_the_kernel_is_its_tables_spliced_below_a_root(
     monkeypatch.setattr(grower, "SUBTREE_MAX_SAMPLES", 10**9)
     direct = make().set_params(pruning=None).fit(X, y).tree_
     assert len(tables) == 1
-    ints, flts, count, cat_map, sur_ints, sur_flts = tables[0]
-    builder = TreeBuilder(flts.shape[1] - VALUE)
+    nodes, count, cat_map, sur_ints, sur_flts = tables[0]
+    builder = TreeBuilder(nodes.value.shape[1])
     builder.add(1, 0)
-    grower._splice(builder, 0, ints.copy(), flts.copy(), count, cat_map, sur_ints, sur_flts)
+    grower._splice(builder, 0, type(nodes)(*(a.copy() for a in nodes)), count, cat_map,
+                   sur_ints, sur_flts)
     spliced = builder.freeze()
     assert direct.node_count == spliced.node_count > 3
     for field in {**_FIELDS, **_FLAT}:

@@ -3,7 +3,7 @@
 Cost-complexity pruning's folds are many small fits: on a few hundred rows the Python
 around a fold (a tree object, its routing arrays, node risks and classes) cost more than
 growing it, and held the GIL while the folds ran on two threads. A fold grown whole by
-``grow_subtree`` is scored here in one call from that kernel's tables, with exactly the
+``grow_subtree`` is scored here in one call from that kernel's nodes, with exactly the
 steps the Python path takes: the tree's routing arrays in the schema's types, each node's
 risk (``quercus._pruning.node_risk``) and class (``quercus._target.majority``), sums added
 as NumPy adds them (:func:`numpy_sum`), then ``held_out_moments``.
@@ -17,9 +17,7 @@ import numpy as np
 
 from ._jit import inner, kernel
 from .complexity import RISK_ERROR, held_out_moments
-from .schema import (CAT_MAP_START, CATEGORY, DEPTH, FEATURE, FIRST_CHILD, IMPURITY, KIND,
-                     MISSING_CHILD, MISSING_MODE, N_CHILDREN, SUR_COUNT, SUR_START,
-                     THRESHOLD, VALUE, WEIGHT, Routing)
+from .schema import Routing
 
 # The most classes numpy_sum adds as NumPy does (one block of its pairwise sum).
 MAX_CLASSES = 128
@@ -60,8 +58,8 @@ def numpy_sum(a):
 
 
 @kernel
-def table_moments(ints, flts, slot_start, cat_map, cat_start, sur_ints, sur_flts, sur_start,
-                  y, y_rows, y_start, n_stats, regression, risk_loss, X, target, w, x_start,
+def table_moments(nodes, slot_start, cat_map, cat_start, sur_ints, sur_flts, sur_start, y,
+                  y_rows, y_start, n_stats, regression, risk_loss, X, target, w, x_start,
                   thresholds):
     """The held-out moments (``held_out_moments``'s mean and m2 at each of
     ``thresholds``, a row per fold) of cross-validation folds' trees, straight from the
@@ -84,7 +82,7 @@ def table_moments(ints, flts, slot_start, cat_map, cat_start, sur_ints, sur_flts
         s0, s1 = sur_start[r], sur_start[r + 1]
         x0, x1 = x_start[r], x_start[r + 1]
         mean_r, m2_r = _tree_moments(
-            ints[a:b], flts[a:b], b - a, cat_map[c0:c1], sur_ints[s0:s1], sur_flts[s0:s1], y,
+            nodes, a, b, cat_map[c0:c1], sur_ints[s0:s1], sur_flts[s0:s1], y,
             y_rows[y_start[r]:y_start[r + 1]], n_stats, regression, risk_loss, X[x0:x1],
             target[x0:x1], w[x0:x1], thresholds)
         for t in range(thresholds.shape[0]):
@@ -94,40 +92,22 @@ def table_moments(ints, flts, slot_start, cat_map, cat_start, sur_ints, sur_flts
 
 
 @inner
-def _tree_moments(ints, flts, count, cat_map, sur_ints, sur_flts, y, y_rows, n_stats,
-                  regression, risk_loss, X, target, w, thresholds):
-    """:func:`table_moments` of one fold (its tables' block, its training rows
-    ``y_rows`` of ``y``)."""
+def _tree_moments(nodes, a, b, cat_map, sur_ints, sur_flts, y, y_rows, n_stats, regression,
+                  risk_loss, X, target, w, thresholds):
+    """:func:`table_moments` of one fold (its block: slots ``a .. b - 1`` of ``nodes``,
+    its training rows ``y_rows`` of ``y``)."""
     m = y_rows.shape[0]
-    n_out = flts.shape[1] - VALUE
+    count = b - a
+    n_out = nodes.value.shape[1]
     # The routing arrays, in the schema's types (those of a TreeArrays' fields, so that
-    # held_out_moments runs the code it runs for the Python path).
-    kind = np.empty(count, dtype=np.int8)
-    feature = np.empty(count, dtype=np.int32)
-    threshold = np.empty(count)
-    category = np.empty(count, dtype=np.int32)
+    # held_out_moments runs the code it runs for the Python path): the block's own, but
+    # its links, which count from its first new node.
     first_child = np.empty(count, dtype=np.int32)
-    n_children = np.empty(count, dtype=np.int32)
-    node_missing_mode = np.empty(count, dtype=np.int8)
-    missing_child = np.empty(count, dtype=np.int32)
-    cat_map_start = np.empty(count, dtype=np.int32)
-    sur_start = np.empty(count, dtype=np.int32)
-    sur_count = np.empty(count, dtype=np.int32)
     max_depth_seen = 0
     for v in range(count):
-        kind[v] = ints[v, KIND]
-        feature[v] = ints[v, FEATURE]
-        threshold[v] = flts[v, THRESHOLD]
-        category[v] = ints[v, CATEGORY]
-        first_child[v] = ints[v, FIRST_CHILD] + 1 if ints[v, FIRST_CHILD] >= 0 else ints[
-            v, FIRST_CHILD]
-        n_children[v] = ints[v, N_CHILDREN]
-        node_missing_mode[v] = ints[v, MISSING_MODE]
-        missing_child[v] = ints[v, MISSING_CHILD]
-        cat_map_start[v] = ints[v, CAT_MAP_START]
-        sur_start[v] = ints[v, SUR_START]
-        sur_count[v] = ints[v, SUR_COUNT]
-        max_depth_seen = max(max_depth_seen, ints[v, DEPTH])
+        fc = nodes.first_child[a + v]
+        first_child[v] = fc + 1 if fc >= 0 else fc
+        max_depth_seen = max(max_depth_seen, nodes.depth[a + v])
     cat_map8 = np.empty(cat_map.shape[0], dtype=np.int8)
     for i in range(cat_map.shape[0]):
         cat_map8[i] = cat_map[i]
@@ -143,12 +123,16 @@ def _tree_moments(ints, flts, count, cat_map, sur_ints, sur_flts, y, y_rows, n_s
         sur_category[i] = sur_ints[i, 2]
         sur_flip[i] = sur_ints[i, 3]
         sur_threshold[i] = sur_flts[i, 0]
-    t = Routing(kind, feature, threshold, category, first_child, n_children,
-                node_missing_mode, missing_child, cat_map_start, cat_map8, sur_start,
-                sur_count, sur_feature, sur_kind, sur_threshold, sur_category, sur_flip)
+    t = Routing(nodes.kind[a:b], nodes.feature[a:b], nodes.threshold[a:b],
+                nodes.category[a:b], first_child, nodes.n_children[a:b],
+                nodes.missing_mode[a:b], nodes.missing_child[a:b], nodes.cat_map_start[a:b],
+                cat_map8, nodes.sur_start[a:b], nodes.sur_count[a:b], sur_feature, sur_kind,
+                sur_threshold, sur_category, sur_flip)
     # Each node's risk (node_risk), class (the majority of its proportions, ties to the
     # class seen first among the fold's rows) and prediction.
-    w_root = flts[0, WEIGHT]
+    weight = nodes.weighted_n_node_samples[a:b]
+    impurity = nodes.impurity[a:b]
+    w_root = weight[0]
     risk = np.empty(count)
     label = np.zeros(count, dtype=np.int64)
     node_value = np.empty(count)
@@ -167,10 +151,10 @@ def _tree_moments(ints, flts, count, cat_map, sur_ints, sur_flts, y, y_rows, n_s
                 n_seen += 1
     for v in range(count):
         for c in range(n_out):
-            value[c] = flts[v, VALUE + c]
+            value[c] = nodes.value[a + v, c]
         if regression:
             node_value[v] = value[0]
-            risk[v] = flts[v, IMPURITY] * flts[v, WEIGHT] / w_root
+            risk[v] = impurity[v] * weight[v] / w_root
             continue
         total = numpy_sum(value)
         top = 0.0
@@ -187,8 +171,8 @@ def _tree_moments(ints, flts, count, cat_map, sur_ints, sur_flts, y, y_rows, n_s
             most = value[0]
             for c in range(1, n_out):
                 most = max(most, value[c])
-            risk[v] = (total - most if flts[v, WEIGHT] > 0 else 0.0) / w_root
+            risk[v] = (total - most if weight[v] > 0 else 0.0) / w_root
         else:
-            risk[v] = flts[v, IMPURITY] * flts[v, WEIGHT] / w_root
+            risk[v] = impurity[v] * weight[v] / w_root
     return held_out_moments(risk, t, X, max_depth_seen + 1, thresholds, label,
                             node_value, target, w, regression)

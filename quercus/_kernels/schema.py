@@ -1,9 +1,9 @@
 """The node schema: every field of a fitted tree's node, and every code stored in one, said
 once.
 
-The tree arrays (:class:`quercus._tree.TreeArrays`), the Python builder, the compiled
-builder's node tables, the routing record the kernels take and the model file all derive
-from :data:`NODE_FIELDS` and :data:`FLAT_FIELDS`; nothing else lists the fields.
+The tree arrays (:class:`quercus._tree.TreeArrays`), the :data:`Nodes` record both
+growers write (:mod:`quercus._kernels.builder`), the routing record the kernels take and
+the model file all derive from :data:`NODE_FIELDS` and :data:`FLAT_FIELDS`.
 """
 
 from typing import NamedTuple
@@ -34,54 +34,51 @@ MISSING_NAMES = {FRACTIONAL: "fractional", SURROGATE: "surrogate", LEARNED: "lea
 class Field(NamedTuple):
     """One array of a fitted tree.
 
-    ``leaf`` is the value of a node just made (a leaf, until it splits); ``table`` names
-    the compiled builder's node table that holds it ("int" or "float"; "" for the fields
-    only Python writes).
+    ``leaf`` is the value of a node just made (a leaf, until it splits).
     """
 
     name: str
     dtype: type
     leaf: float
-    table: str
     doc: str
 
 
 # One entry per node. Links, codes and offsets into the flat arrays are int32 (a tree has
 # fewer than 2**31 nodes and flat entries: both are checked), sample counts int64.
 NODE_FIELDS = (
-    Field("kind", np.int8, LEAF, "int", "LEAF, NUMERIC, MULTIWAY, CAT_BINARY, CAT_SUBSET"),
-    Field("feature", np.int32, -1, "int", "the split attribute; -1 on a leaf"),
-    Field("threshold", np.float64, 0.0, "float", "numeric split: x <= threshold goes "
+    Field("kind", np.int8, LEAF, "LEAF, NUMERIC, MULTIWAY, CAT_BINARY, CAT_SUBSET"),
+    Field("feature", np.int32, -1, "the split attribute; -1 on a leaf"),
+    Field("threshold", np.float64, 0.0, "numeric split: x <= threshold goes "
           "to the first child"),
-    Field("category", np.int32, -1, "int", "CAT_BINARY: the code v of a == v"),
-    Field("first_child", np.int32, -1, "int", "children first_child .. + n_children - 1"),
-    Field("n_children", np.int32, 0, "int", "0 on a leaf"),
-    Field("depth", np.int32, 0, "int", "0 at the root"),
-    Field("n_node_samples", np.int64, 0, "int", "training rows at the node"),
-    Field("weighted_n_node_samples", np.float64, 0.0, "float", "their weight"),
-    Field("impurity", np.float64, 0.0, "float", "under the fit's criterion"),
-    Field("value", np.float64, 0.0, "float", "class weights, or the prediction "
+    Field("category", np.int32, -1, "CAT_BINARY: the code v of a == v"),
+    Field("first_child", np.int32, -1, "children first_child .. + n_children - 1"),
+    Field("n_children", np.int32, 0, "0 on a leaf"),
+    Field("depth", np.int32, 0, "0 at the root"),
+    Field("n_node_samples", np.int64, 0, "training rows at the node"),
+    Field("weighted_n_node_samples", np.float64, 0.0, "their weight"),
+    Field("impurity", np.float64, 0.0, "under the fit's criterion"),
+    Field("value", np.float64, 0.0, "class weights, or the prediction "
           "(n_nodes, n_out)"),
-    Field("missing_mode", np.int8, FRACTIONAL, "int", "FRACTIONAL, SURROGATE, LEARNED"),
-    Field("missing_child", np.int32, -1, "int", "the child offset a missing value "
+    Field("missing_mode", np.int8, FRACTIONAL, "FRACTIONAL, SURROGATE, LEARNED"),
+    Field("missing_child", np.int32, -1, "the child offset a missing value "
           "joins; -1: none"),
-    Field("sur_start", np.int32, 0, "int", "this node's surrogates: sur_start .. "
+    Field("sur_start", np.int32, 0, "this node's surrogates: sur_start .. "
           "+ sur_count - 1"),
-    Field("sur_count", np.int32, 0, "int", ""),
-    Field("rho", np.float64, 1.0, "float", "the known share of the split "
+    Field("sur_count", np.int32, 0, ""),
+    Field("rho", np.float64, 1.0, "the known share of the split "
           "attribute's weight"),
-    Field("cat_map_start", np.int32, -1, "int", "CAT_SUBSET: the child of category c "
+    Field("cat_map_start", np.int32, -1, "CAT_SUBSET: the child of category c "
           "is cat_map[cat_map_start + c]"),
 )
 # Entries shared by all nodes (indexed by the offsets above).
 FLAT_FIELDS = (
-    Field("cat_map", np.int8, 0, "", "child (0, 1; -1 absent) of each category"),
-    Field("sur_feature", np.int64, 0, "", "a surrogate split's attribute"),
-    Field("sur_kind", np.int8, 0, "", "NUMERIC or CAT_BINARY"),
-    Field("sur_threshold", np.float64, 0.0, "", ""),
-    Field("sur_category", np.int64, 0, "", ""),
-    Field("sur_flip", np.int8, 0, "", "1: the surrogate's branches are swapped"),
-    Field("sur_agreement", np.float64, 0.0, "", "its agreement with the split"),
+    Field("cat_map", np.int8, 0, "child (0, 1; -1 absent) of each category"),
+    Field("sur_feature", np.int64, 0, "a surrogate split's attribute"),
+    Field("sur_kind", np.int8, 0, "NUMERIC or CAT_BINARY"),
+    Field("sur_threshold", np.float64, 0.0, ""),
+    Field("sur_category", np.int64, 0, ""),
+    Field("sur_flip", np.int8, 0, "1: the surrogate's branches are swapped"),
+    Field("sur_agreement", np.float64, 0.0, "its agreement with the split"),
 )
 ALL_FIELDS = NODE_FIELDS + FLAT_FIELDS
 
@@ -96,35 +93,28 @@ ROUTING_FIELDS = ("kind", "feature", "threshold", "category", "first_child", "n_
 Routing = NamedTuple("Routing", [(name, np.ndarray) for name in ROUTING_FIELDS])
 
 
-# The compiled builder's node tables: an int table and a float table whose columns are the
-# schema's "int" and "float" fields in order, the value's (one per class or output) last.
-INT_COLUMNS = tuple(f.name for f in NODE_FIELDS if f.table == "int")
-FLOAT_COLUMNS = tuple(f.name for f in NODE_FIELDS if f.table == "float" and f.name != "value")
-N_INT = len(INT_COLUMNS)
-KIND, FEATURE, CATEGORY, FIRST_CHILD, N_CHILDREN, DEPTH, N_SAMPLES, MISSING_MODE, \
-    MISSING_CHILD, CAT_MAP_START, SUR_START, SUR_COUNT = (INT_COLUMNS.index(n) for n in (
-        "kind", "feature", "category", "first_child", "n_children", "depth",
-        "n_node_samples", "missing_mode", "missing_child", "cat_map_start", "sur_start",
-        "sur_count"))
+# A tree's nodes as one record: the arrays of the node fields, in the schema's order and
+# types. Both growers write their nodes into one (quercus._kernels.builder), the subtree
+# kernel returns its nodes as one, and the tree arrays are made of one.
+Nodes = NamedTuple("Nodes", [(f.name, np.ndarray) for f in NODE_FIELDS])
+# A node just made, field by field: a compiled builder reads these as constants.
+NodeDefaults = NamedTuple("NodeDefaults", [(f.name, f.dtype) for f in NODE_FIELDS])
+LEAF_NODE = NodeDefaults(*(f.dtype(f.leaf) for f in NODE_FIELDS))
 # The compiled builder's surrogate tables: integer columns (feature, kind, category, flip)
 # and float columns (threshold, agreement) of the flat sur_* fields.
 SUR_INT_COLUMNS = ("sur_feature", "sur_kind", "sur_category", "sur_flip")
 SUR_FLOAT_COLUMNS = ("sur_threshold", "sur_agreement")
-THRESHOLD, WEIGHT, IMPURITY, RHO = (FLOAT_COLUMNS.index(n) for n in (
-    "threshold", "weighted_n_node_samples", "impurity", "rho"))
-VALUE = len(FLOAT_COLUMNS)
-# A new leaf's row of each table (its value: zeros).
-INT_LEAF = np.array([f.leaf for f in NODE_FIELDS if f.table == "int"], dtype=np.int64)
-FLOAT_LEAF = np.array([f.leaf for f in NODE_FIELDS if f.name in FLOAT_COLUMNS])
 
 
-def leaf_defaults():
-    """``{field: value}`` of a node just made, for the Python builder.
+def empty_nodes(capacity, n_out):
+    """A :data:`Nodes` record of ``capacity`` slots, not yet written (``value``:
+    ``n_out`` columns).
 
     Examples
     --------
-    >>> d = leaf_defaults()
-    >>> d["kind"] == LEAF, d["feature"], d["rho"]
-    (True, -1, 1.0)
+    >>> nodes = empty_nodes(4, 3)
+    >>> nodes.kind.dtype.name, nodes.value.shape, len(nodes) == len(NODE_FIELDS)
+    ('int8', (4, 3), True)
     """
-    return {f.name: f.leaf for f in NODE_FIELDS}
+    return Nodes(*(np.empty((capacity, n_out) if f.name == "value" else capacity,
+                            dtype=f.dtype) for f in NODE_FIELDS))

@@ -18,6 +18,7 @@ surrogates.py).
 import numpy as np
 
 from ._jit import inner, kernel
+from .builder import as_parent, new_nodes, write_split, write_stats
 from .criteria import GINI, SQUARED_ERROR, impurity
 from .histograms import build_histograms, sorted_positions, subtract_histograms
 from .node import branches, collapses, histogram_plan, settle, subset_map
@@ -26,12 +27,9 @@ from .selection import choose_split
 from .splits import (INT_BIN, INT_MISS_DIR, RES_DECREASE, RES_INFO, RES_RHO,
                      RES_THRESHOLD, TIE_EPS, WORK_ROWS, midpoint_of_rows, resolve_threshold,
                      search_at)
-from .schema import (CAT_BINARY, CAT_MAP_START, CAT_SUBSET, CATEGORY, DEPTH, FEATURE,
-                     FIRST_CHILD, FLOAT_LEAF, FRACTIONAL, IMPURITY, INT_LEAF, KIND,
-                     MISSING_CHILD, MISSING_MODE, MULTIWAY, N_CHILDREN, N_INT, N_SAMPLES,
-                     NUMERIC, RHO, SUR_COUNT, SUR_START, THRESHOLD, VALUE, WEIGHT)
+from .schema import CAT_BINARY, CAT_SUBSET, FRACTIONAL, MULTIWAY, NUMERIC
 from .surrogates import all_surrogates, follow_surrogates, keep_surrogates
-from .tables import grown, ordered_sum
+from .tables import ordered_sum
 
 # The most rows a subtree presorts: its orders hold positions in uint16.
 PRESORT_MAX_ROWS = 1 << 16
@@ -45,30 +43,13 @@ PRESORT_ALL_ROWS = 2048
 SCRATCH_MAX_SAMPLES = 256
 
 
-@inner
-def _new_nodes(ints, flts, count, n_new, depth):
-    """Reserve ``n_new`` leaf slots (the builder's defaults); grows the tables as needed."""
-    if count + n_new > ints.shape[0]:
-        cap = max(ints.shape[0] + ints.shape[0] // 2, count + n_new)
-        ints, flts = grown(ints, cap, count), grown(flts, cap, count)
-    for j in range(count, count + n_new):
-        for c in range(N_INT):
-            ints[j, c] = INT_LEAF[c]
-        for c in range(VALUE):
-            flts[j, c] = FLOAT_LEAF[c]
-        for c in range(VALUE, flts.shape[1]):
-            flts[j, c] = 0.0
-        ints[j, DEPTH] = depth
-    return ints, flts
-
-
 @kernel
 def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_stats, regression,
                  criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
                  total_w, idx0, w0, root_start, stats0, used0, depth0, can_presort,
                  dense_features, hist_offsets, hist_min_samples, risk_floor, risk_loss,
-                 surrogates, xv, x_row_stride, x_col_stride, x_rows):
+                 surrogates, xv, x_row_stride, x_col_stride, x_rows, nodes):
     """Grow the subtrees below one or more nodes (roots), each as the Python grower would.
 
     Root ``r`` has the samples ``idx0[root_start[r]:root_start[r + 1]]`` (weights ``w0``
@@ -78,11 +59,13 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     after the other, each as if alone: the cross-validation folds of a small fit are
     grown in one call, each fold's rows of the whole data's bins a root.
 
-    Each root's subtree is a block of the returned tables: slots ``slot_start[r] ..
-    slot_start[r + 1] - 1``, the root first and the nodes it creates after it. Within a
-    block, FIRST_CHILD counts the block's new nodes from 0 (block slot j is new node
-    j - 1), CAT_MAP_START indexes the block's part of ``cat_map`` (from
-    ``cat_start[r]``) and SUR_START its part of the surrogate tables (from
+    The nodes are written into ``nodes`` (a :data:`~quercus._kernels.schema.Nodes` record,
+    from slot 0; a bigger copy once it is full) by :mod:`quercus._kernels.builder`, as the
+    Python grower writes its own. Each root's subtree is a block of them: slots
+    ``slot_start[r] .. slot_start[r + 1] - 1``, the root first and the nodes it creates
+    after it. Within a block, ``first_child`` counts the block's new nodes from 0 (block
+    slot j is new node j - 1), ``cat_map_start`` indexes the block's part of ``cat_map``
+    (from ``cat_start[r]``) and ``sur_start`` its part of the surrogate tables (from
     ``sur_start[r]``): the caller offsets them where it appends the subtree.
 
     With ``can_presort`` (no sample is ever spread over several branches), a numeric
@@ -108,18 +91,15 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     threshold from the training matrix (``xv``, ``x_row_stride``, ``x_col_stride``,
     ``x_rows``: see :func:`resolve_threshold`; an empty ``xv`` when no feature needs it).
 
-    Returns (ints, flts, slot_start, cat_map, cat_start, sur_ints, sur_flts, sur_start):
-    the node schema's integer and float tables (columns ``schema.INT_COLUMNS``;
-    ``schema.FLOAT_COLUMNS`` then the value; rows past ``slot_start[-1]`` unused), the
-    categories' children of ordered splits and the surrogates (columns
-    ``schema.SUR_INT_COLUMNS`` and ``SUR_FLOAT_COLUMNS``), each with its blocks' starts.
+    Returns (nodes, slot_start, cat_map, cat_start, sur_ints, sur_flts, sur_start): the
+    nodes (slots past ``slot_start[-1]`` unused), the categories' children of ordered
+    splits and the surrogates (columns ``schema.SUR_INT_COLUMNS`` and
+    ``SUR_FLOAT_COLUMNS``), each with its blocks' starts.
     ``is_cat`` is None when no feature is categorical, as for :func:`search_node`.
     """
     n_out = 1 if regression else n_stats
     p = codes.shape[1]
     stat_crit = SQUARED_ERROR if regression else GINI
-    ints = np.empty((64, N_INT), dtype=np.int32)  # int32: the table is most of a deep
-    flts = np.empty((64, VALUE + n_out))           # subtree's memory; every entry fits
     count = np.int64(0)  # int64 from the start: a literal would compile callees twice
     cat_maps = np.empty(64, dtype=np.int64)
     n_cat = 0
@@ -150,7 +130,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         # This root's block: its slot first, then the nodes it creates.
         base, cat_base, sur_base = count, np.int64(n_cat), np.int64(n_sur)
         slot_start[r], cat_start[r], sur_start[r] = base, cat_base, sur_base
-        ints, flts = _new_nodes(ints, flts, count, np.int64(1), depth0[r])
+        nodes = new_nodes(nodes, count, np.int64(1), depth0[r])
         count += 1
         r_idx = idx0[root_start[r]:root_start[r + 1]]
         r_w = w0[root_start[r]:root_start[r + 1]]
@@ -196,17 +176,15 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             m = idx.shape[0]
             imp = impurity(stats, criterion)
             if regression:
-                flts[slot, VALUE] = stats[1] / stats[0]
+                nodes.value[slot, 0] = stats[1] / stats[0]
             else:
                 for k in range(n_out):
-                    flts[slot, VALUE + k] = stats[k]
-            depth = ints[slot, DEPTH]
+                    nodes.value[slot, k] = stats[k]
+            depth = nodes.depth[slot]
             imp, weight, searchable = settle(
                 stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_split,
                 min_samples_leaf, min_weight_leaf, min_objects, risk_floor[r], risk_loss)
-            flts[slot, IMPURITY] = imp
-            flts[slot, WEIGHT] = weight
-            ints[slot, N_SAMPLES] = m
+            write_stats(nodes, slot, imp, weight, m)
             if not searchable:
                 continue
             n_feat = np.int64(0)
@@ -260,6 +238,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 continue
             known_total = ordered_sum(known_w)
             shares = known_w / known_total if known_total > 0 else known_w
+            cat_map_start = np.int64(-1)
             if k == CAT_SUBSET:
                 if n_cat + nbf > cat_maps.shape[0]:
                     bigger = np.empty(max(2 * cat_maps.shape[0], n_cat + nbf), dtype=np.int64)
@@ -268,10 +247,10 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                     cat_maps = bigger
                 for c in range(nbf):
                     cat_maps[n_cat + c] = cat_map[c]
-                ints[slot, CAT_MAP_START] = n_cat - cat_base
+                cat_map_start = n_cat - cat_base
                 n_cat += nbf
-            ints[slot, MISSING_MODE] = missing_mode
-            ints[slot, SUR_START] = n_sur - sur_base
+            node_sur_start = n_sur - sur_base
+            n_kept = np.int64(0)
             if surrogates is not None:
                 if k != MULTIWAY and (any_missing or surrogates[1]):
                     sur_i, sur_f, n_kept = _add_surrogates(
@@ -282,26 +261,20 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                         follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
                                           sur_i, sur_f, n_sur, n_kept, missing_child, xv,
                                           x_row_stride, x_col_stride, x_rows)
-                    ints[slot, SUR_COUNT] = n_kept
                     n_sur += n_kept
             if missing_mode != 0 and any_missing:  # not FRACTIONAL: one branch for all
                 for i in range(m):
                     if branch[i] < 0:
                         branch[i] = missing_child
-            ints[slot, MISSING_CHILD] = missing_child
             child_idx, child_w, offsets, child_stats, _ = scatter(
                 idx, wi, branch, n_children, shares, y, y2, n_stats, stat_crit,
                 np.bool_(False))
-            ints, flts = _new_nodes(ints, flts, count, n_children, depth + 1)
+            nodes = new_nodes(nodes, count, n_children, depth + 1)
             first = count
             count += n_children
-            ints[slot, KIND] = k
-            ints[slot, FEATURE] = f
-            flts[slot, THRESHOLD] = threshold
-            ints[slot, CATEGORY] = split_bin if k == CAT_BINARY else -1
-            ints[slot, FIRST_CHILD] = first - base - 1
-            ints[slot, N_CHILDREN] = n_children
-            flts[slot, RHO] = res[best, RES_RHO]
+            write_split(nodes, slot, k, f, threshold, split_bin if k == CAT_BINARY else -1,
+                        first - base - 1, n_children, res[best, RES_RHO], missing_mode,
+                        missing_child, node_sur_start, n_kept, cat_map_start)
             child_used = used
             if k == MULTIWAY:
                 child_used = used.copy()
@@ -340,11 +313,9 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                                   child_stats[c].copy(), child_used, start + s, h, hn))
                 else:
                     # An empty branch (or one of zero weight) predicts as its parent.
-                    for v in range(n_out):
-                        flts[first + c, VALUE + v] = flts[slot, VALUE + v]
-                    ints[first + c, N_SAMPLES] = e - s
+                    as_parent(nodes, first + c, slot, e - s)
     slot_start[n_roots], cat_start[n_roots], sur_start[n_roots] = count, n_cat, n_sur
-    return (ints, flts, slot_start, cat_maps[:n_cat].copy(), cat_start, sur_i[:n_sur].copy(),
+    return (nodes, slot_start, cat_maps[:n_cat].copy(), cat_start, sur_i[:n_sur].copy(),
             sur_f[:n_sur].copy(), sur_start)
 
 

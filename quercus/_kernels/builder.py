@@ -1,0 +1,160 @@
+"""Writing a tree's nodes, said once for both growers.
+
+A tree being grown is a :data:`~quercus._kernels.schema.Nodes` record: one array per node
+field. The Python grower's :class:`~quercus._tree.TreeBuilder` holds one (and grows it in
+place), the subtree kernel one of its own (grown by :func:`new_nodes`); both make a node,
+record its statistics and turn it into a split with the functions here, so a field is
+written in one place. Called from Python, they run as plain Python on the builder's arrays.
+"""
+
+import numpy as np
+
+from ._jit import inner
+from .schema import LEAF_NODE, Nodes
+
+
+@inner
+def init_nodes(nodes, first, n_new, depth):
+    """Slots ``first .. first + n_new - 1`` of ``nodes`` made new leaves at ``depth``
+    (each field's :data:`~quercus._kernels.schema.LEAF_NODE` value).
+
+    Examples
+    --------
+    >>> from quercus._kernels.schema import empty_nodes
+    >>> nodes = empty_nodes(3, 2)
+    >>> init_nodes(nodes, 1, 2, 4)
+    >>> nodes.depth[1:].tolist(), nodes.first_child[1:].tolist(), nodes.value[2].tolist()
+    ([4, 4], [-1, -1], [0.0, 0.0])
+    """
+    d = LEAF_NODE
+    for j in range(first, first + n_new):
+        nodes.kind[j] = d.kind
+        nodes.feature[j] = d.feature
+        nodes.threshold[j] = d.threshold
+        nodes.category[j] = d.category
+        nodes.first_child[j] = d.first_child
+        nodes.n_children[j] = d.n_children
+        nodes.depth[j] = depth
+        nodes.n_node_samples[j] = d.n_node_samples
+        nodes.weighted_n_node_samples[j] = d.weighted_n_node_samples
+        nodes.impurity[j] = d.impurity
+        for k in range(nodes.value.shape[1]):
+            nodes.value[j, k] = d.value
+        nodes.missing_mode[j] = d.missing_mode
+        nodes.missing_child[j] = d.missing_child
+        nodes.sur_start[j] = d.sur_start
+        nodes.sur_count[j] = d.sur_count
+        nodes.rho[j] = d.rho
+        nodes.cat_map_start[j] = d.cat_map_start
+
+
+@inner
+def new_nodes(nodes, count, n_new, depth):
+    """``nodes`` (of which ``count`` slots are used) with ``n_new`` new leaves at ``depth``
+    after them: the same record, or a copy with room for half as many again when it was
+    full. Returns the record.
+
+    Examples
+    --------
+    >>> from quercus._kernels.schema import empty_nodes
+    >>> nodes = new_nodes(empty_nodes(2, 1), 2, 3, 1)
+    >>> nodes.kind.shape[0] >= 5, nodes.depth[2:5].tolist()
+    (True, [1, 1, 1])
+    """
+    if count + n_new > nodes.kind.shape[0]:
+        cap = max(nodes.kind.shape[0] + nodes.kind.shape[0] // 2, count + n_new)
+        nodes = Nodes(_grown(nodes.kind, cap, count), _grown(nodes.feature, cap, count),
+                      _grown(nodes.threshold, cap, count), _grown(nodes.category, cap, count),
+                      _grown(nodes.first_child, cap, count),
+                      _grown(nodes.n_children, cap, count), _grown(nodes.depth, cap, count),
+                      _grown(nodes.n_node_samples, cap, count),
+                      _grown(nodes.weighted_n_node_samples, cap, count),
+                      _grown(nodes.impurity, cap, count), _grown_rows(nodes.value, cap, count),
+                      _grown(nodes.missing_mode, cap, count),
+                      _grown(nodes.missing_child, cap, count),
+                      _grown(nodes.sur_start, cap, count), _grown(nodes.sur_count, cap, count),
+                      _grown(nodes.rho, cap, count), _grown(nodes.cat_map_start, cap, count))
+    init_nodes(nodes, count, n_new, depth)
+    return nodes
+
+
+@inner
+def _grown(a, n, keep):
+    """A 1-d array of ``n`` entries like ``a``, its first ``keep`` copied (an element loop:
+    see :func:`quercus._kernels.tables.grown`)."""
+    out = np.empty(n, dtype=a.dtype)
+    for i in range(keep):
+        out[i] = a[i]
+    return out
+
+
+@inner
+def _grown_rows(a, n, keep):
+    out = np.empty((n, a.shape[1]), dtype=a.dtype)
+    for i in range(keep):
+        for k in range(a.shape[1]):
+            out[i, k] = a[i, k]
+    return out
+
+
+@inner
+def write_stats(nodes, slot, impurity, weight, n_samples):
+    """A node's impurity, weight and number of samples (its value the caller writes: the
+    growers make it in their own ways)."""
+    nodes.impurity[slot] = impurity
+    nodes.weighted_n_node_samples[slot] = weight
+    nodes.n_node_samples[slot] = n_samples
+
+
+@inner
+def write_split(nodes, slot, kind, feature, threshold, category, first_child, n_children, rho,
+                missing_mode, missing_child, sur_start, sur_count, cat_map_start):
+    """Make node ``slot`` a split: of ``kind`` on ``feature`` (``threshold``, or the
+    ``category`` of a CAT_BINARY split, else -1), its ``n_children`` children from slot
+    ``first_child``, the known share ``rho`` of the attribute's weight, how its missing
+    values go (``missing_mode``, ``missing_child``), its surrogates (``sur_count`` from
+    ``sur_start``) and its categories' children (from ``cat_map_start``; -1: none).
+
+    Examples
+    --------
+    >>> from quercus._kernels.schema import NUMERIC, empty_nodes
+    >>> nodes = empty_nodes(3, 1)
+    >>> init_nodes(nodes, 0, 3, 0)
+    >>> write_split(nodes, 0, NUMERIC, 2, 0.5, -1, 1, 2, 1.0, 1, 0, 0, 0, -1)
+    >>> int(nodes.kind[0]), int(nodes.feature[0]), int(nodes.first_child[0])
+    (1, 2, 1)
+    >>> unsplit(nodes, 0)
+    >>> int(nodes.kind[0]), int(nodes.feature[0]), int(nodes.first_child[0])
+    (0, -1, -1)
+    """
+    nodes.kind[slot] = kind
+    nodes.feature[slot] = feature
+    nodes.threshold[slot] = threshold
+    nodes.category[slot] = category
+    nodes.first_child[slot] = first_child
+    nodes.n_children[slot] = n_children
+    nodes.rho[slot] = rho
+    nodes.missing_mode[slot] = missing_mode
+    nodes.missing_child[slot] = missing_child
+    nodes.sur_start[slot] = sur_start
+    nodes.sur_count[slot] = sur_count
+    nodes.cat_map_start[slot] = cat_map_start
+
+
+@inner
+def unsplit(nodes, slot):
+    """Node ``slot`` a leaf again (every field :func:`write_split` writes back to a new
+    leaf's): a split that pre-pruning refused."""
+    d = LEAF_NODE
+    write_split(nodes, slot, d.kind, d.feature, d.threshold, d.category, d.first_child,
+                d.n_children, d.rho, d.missing_mode, d.missing_child, d.sur_start,
+                d.sur_count, d.cat_map_start)
+
+
+@inner
+def as_parent(nodes, slot, parent, n_samples):
+    """Node ``slot``, an empty branch of ``parent`` (or one of zero weight), predicts as its
+    parent; ``n_samples``: its samples (of zero weight)."""
+    for k in range(nodes.value.shape[1]):
+        nodes.value[slot, k] = nodes.value[parent, k]
+    nodes.n_node_samples[slot] = n_samples
