@@ -26,7 +26,7 @@ from ._kernels.splits import (TIE_EPS, Candidates, resolve_threshold, search_fea
                               unpack_search)
 from ._kernels.builder import as_parent, unsplit, write_split, write_stats
 from ._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED,
-                              MULTIWAY, NODE_FIELDS, NUMERIC, ROUTING_FIELDS,
+                              MULTIWAY, NUMERIC, ROUTING_FIELDS,
                               SUR_FLOAT_COLUMNS, SUR_INT_COLUMNS, SURROGATE, ALL_FIELDS,
                               Routing, empty_nodes)
 from ._kernels.subtree import grow_subtree
