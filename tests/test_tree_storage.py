@@ -312,3 +312,57 @@ def test_a_builder_s_flat_entries_are_arrays_not_python_objects():
     assert t.sur_threshold.tolist() == [0.5] and t.cat_map.tolist() == [1, 0, 1]
     # A category's child (0 or 1) is one byte: flights' 835k entries took 6.7 MB as int64.
     assert t.cat_map.dtype == np.int8
+
+
+def _written_nodes(n, n_out, seed):
+    """A Nodes record of ``n`` slots, every field of every slot written with its own
+    values (distinct per field, within each field's type)."""
+    from quercus._kernels.schema import NODE_FIELDS, empty_nodes
+    rng = np.random.default_rng(seed)
+    nodes = empty_nodes(n, n_out)
+    for f, a in zip(NODE_FIELDS, nodes):
+        a[...] = rng.integers(0, 100, size=a.shape).astype(a.dtype)
+    return nodes
+
+
+def test_a_full_compiled_builder_grows_keeping_every_field_of_every_node():
+    # new_nodes lists the fields itself when it grows the record: a field dropped or two
+    # swapped there would show here as another field's values.
+    from quercus._kernels.builder import new_nodes
+    from quercus._kernels.schema import LEAF_NODE, NODE_FIELDS
+    nodes = _written_nodes(5, 3, seed=1)
+    before = [a.copy() for a in nodes]
+    grown = new_nodes(nodes, 5, 4, 7)
+    assert grown.kind.shape[0] >= 9 and grown is not nodes
+    for f, old, new in zip(NODE_FIELDS, before, grown):
+        assert new.dtype == old.dtype, f.name
+        np.testing.assert_array_equal(new[:5], old, err_msg=f.name)
+        expected = 7 if f.name == "depth" else getattr(LEAF_NODE, f.name)
+        assert (new[5:9] == expected).all(), f.name
+    cap = grown.kind.shape[0]
+    same = new_nodes(grown, cap - 1, 1, 2)  # room left: the same record, written in place
+    assert same is grown and grown.depth[cap - 1] == 2
+
+
+def test_the_builder_s_new_leaves_are_the_schema_s_and_an_unsplit_node_is_one_again():
+    from quercus._kernels.builder import init_nodes, unsplit, write_split
+    from quercus._kernels.schema import MULTIWAY, NODE_FIELDS
+    nodes = _written_nodes(3, 2, seed=2)
+    init_nodes(nodes, 0, 3, 4)
+    for f, a in zip(NODE_FIELDS, nodes):
+        assert (a == (4 if f.name == "depth" else f.leaf)).all(), f.name
+    fresh = [a.copy() for a in nodes]
+    write_split(nodes, 1, MULTIWAY, 3, 0.25, 2, 5, 3, 0.5, 2, 1, 6, 2, 9)
+    assert [int(nodes.kind[1]), int(nodes.first_child[1]), int(nodes.sur_count[1]),
+            int(nodes.cat_map_start[1])] == [MULTIWAY, 5, 2, 9]
+    unsplit(nodes, 1)
+    for f, old, new in zip(NODE_FIELDS, fresh, nodes):
+        np.testing.assert_array_equal(new, old, err_msg=f.name)
+
+
+def test_a_builder_and_its_nodes_record_share_their_arrays():
+    b = TreeBuilder(n_out=2)
+    b.add(3, 0)
+    nodes = b.nodes()
+    for name, a in zip(nodes._fields, nodes):
+        assert a is b[name], name
