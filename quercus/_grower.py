@@ -603,6 +603,11 @@ def whole_tree_tables(data, cfg):
 
 
 _NO_DENSE = np.zeros(0, dtype=np.int64)
+# The subtree kernel's nodes start with room for a node every this many rows: a
+# classifier's subtree seldom needs more, and growing the record a step at a time
+# reallocates each of its arrays (a regressor's, about two nodes a row, grows a few
+# times).
+NODE_ROOM_ROWS = 2
 
 
 def subtree_layout(data, cfg, dense=True):
@@ -640,7 +645,8 @@ def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, to
         cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
         cfg.min_objects, total_w, idx, w, root_start, stats, used, depth, presort,
         dense, hist_offsets, HIST_MIN_SAMPLES, risk_floor_weight(cfg, total_w), cfg.risk_loss,
-        _surrogate_args(data, cfg), *data.value_args, empty_nodes(64, data.n_out))
+        _surrogate_args(data, cfg), *data.value_args,
+        empty_nodes(max(64, idx.size // NODE_ROOM_ROWS), data.n_out))
 
 
 def _surrogate_args(data, cfg):

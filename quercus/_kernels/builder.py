@@ -26,26 +26,26 @@ def init_nodes(nodes, first, n_new, depth):
     >>> nodes.depth[1:].tolist(), nodes.first_child[1:].tolist(), nodes.value[2].tolist()
     ([4, 4], [-1, -1], [0.0, 0.0])
     """
-    d = LEAF_NODE
-    for j in range(first, first + n_new):
-        nodes.kind[j] = d.kind
-        nodes.feature[j] = d.feature
-        nodes.threshold[j] = d.threshold
-        nodes.category[j] = d.category
-        nodes.first_child[j] = d.first_child
-        nodes.n_children[j] = d.n_children
-        nodes.depth[j] = depth
-        nodes.n_node_samples[j] = d.n_node_samples
-        nodes.weighted_n_node_samples[j] = d.weighted_n_node_samples
-        nodes.impurity[j] = d.impurity
-        for k in range(nodes.value.shape[1]):
-            nodes.value[j, k] = d.value
-        nodes.missing_mode[j] = d.missing_mode
-        nodes.missing_child[j] = d.missing_child
-        nodes.sur_start[j] = d.sur_start
-        nodes.sur_count[j] = d.sur_count
-        nodes.rho[j] = d.rho
-        nodes.cat_map_start[j] = d.cat_map_start
+    # Slices set to a scalar: one vectorised write a field from Python (a multiway split
+    # of a thousand categories makes a thousand leaves), a loop when compiled.
+    d, e = LEAF_NODE, first + n_new
+    nodes.kind[first:e] = d.kind
+    nodes.feature[first:e] = d.feature
+    nodes.threshold[first:e] = d.threshold
+    nodes.category[first:e] = d.category
+    nodes.first_child[first:e] = d.first_child
+    nodes.n_children[first:e] = d.n_children
+    nodes.depth[first:e] = depth
+    nodes.n_node_samples[first:e] = d.n_node_samples
+    nodes.weighted_n_node_samples[first:e] = d.weighted_n_node_samples
+    nodes.impurity[first:e] = d.impurity
+    nodes.value[first:e] = d.value
+    nodes.missing_mode[first:e] = d.missing_mode
+    nodes.missing_child[first:e] = d.missing_child
+    nodes.sur_start[first:e] = d.sur_start
+    nodes.sur_count[first:e] = d.sur_count
+    nodes.rho[first:e] = d.rho
+    nodes.cat_map_start[first:e] = d.cat_map_start
 
 
 @inner
