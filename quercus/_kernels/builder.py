@@ -7,10 +7,9 @@ record its statistics and turn it into a split with the functions here, so a fie
 written in one place. Called from Python, they run as plain Python on the builder's arrays.
 """
 
-import numpy as np
-
 from ._jit import inner
 from .schema import LEAF_NODE, Nodes
+from .tables import grown, grown_vector
 
 
 @inner
@@ -63,38 +62,19 @@ def new_nodes(nodes, count, n_new, depth):
     """
     if count + n_new > nodes.kind.shape[0]:
         cap = max(nodes.kind.shape[0] + nodes.kind.shape[0] // 2, count + n_new)
-        nodes = Nodes(_grown(nodes.kind, cap, count), _grown(nodes.feature, cap, count),
-                      _grown(nodes.threshold, cap, count), _grown(nodes.category, cap, count),
-                      _grown(nodes.first_child, cap, count),
-                      _grown(nodes.n_children, cap, count), _grown(nodes.depth, cap, count),
-                      _grown(nodes.n_node_samples, cap, count),
-                      _grown(nodes.weighted_n_node_samples, cap, count),
-                      _grown(nodes.impurity, cap, count), _grown_rows(nodes.value, cap, count),
-                      _grown(nodes.missing_mode, cap, count),
-                      _grown(nodes.missing_child, cap, count),
-                      _grown(nodes.sur_start, cap, count), _grown(nodes.sur_count, cap, count),
-                      _grown(nodes.rho, cap, count), _grown(nodes.cat_map_start, cap, count))
+        nodes = Nodes(grown_vector(nodes.kind, cap, count), grown_vector(nodes.feature, cap, count),
+                      grown_vector(nodes.threshold, cap, count), grown_vector(nodes.category, cap, count),
+                      grown_vector(nodes.first_child, cap, count),
+                      grown_vector(nodes.n_children, cap, count), grown_vector(nodes.depth, cap, count),
+                      grown_vector(nodes.n_node_samples, cap, count),
+                      grown_vector(nodes.weighted_n_node_samples, cap, count),
+                      grown_vector(nodes.impurity, cap, count), grown(nodes.value, cap, count),
+                      grown_vector(nodes.missing_mode, cap, count),
+                      grown_vector(nodes.missing_child, cap, count),
+                      grown_vector(nodes.sur_start, cap, count), grown_vector(nodes.sur_count, cap, count),
+                      grown_vector(nodes.rho, cap, count), grown_vector(nodes.cat_map_start, cap, count))
     init_nodes(nodes, count, n_new, depth)
     return nodes
-
-
-@inner
-def _grown(a, n, keep):
-    """A 1-d array of ``n`` entries like ``a``, its first ``keep`` copied (an element loop:
-    see :func:`quercus._kernels.tables.grown`)."""
-    out = np.empty(n, dtype=a.dtype)
-    for i in range(keep):
-        out[i] = a[i]
-    return out
-
-
-@inner
-def _grown_rows(a, n, keep):
-    out = np.empty((n, a.shape[1]), dtype=a.dtype)
-    for i in range(keep):
-        for k in range(a.shape[1]):
-            out[i, k] = a[i, k]
-    return out
 
 
 @inner

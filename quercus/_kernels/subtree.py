@@ -29,7 +29,7 @@ from .splits import (INT_BIN, INT_MISS_DIR, RES_DECREASE, RES_INFO, RES_RHO,
                      search_at)
 from .schema import CAT_BINARY, CAT_SUBSET, FRACTIONAL, MULTIWAY, NUMERIC
 from .surrogates import all_surrogates, follow_surrogates, keep_surrogates
-from .tables import ordered_sum
+from .tables import grown_vector, ordered_sum
 
 # The most rows a subtree presorts: its orders hold positions in uint16.
 PRESORT_MAX_ROWS = 1 << 16
@@ -241,10 +241,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             cat_map_start = np.int64(-1)
             if k == CAT_SUBSET:
                 if n_cat + nbf > cat_maps.shape[0]:
-                    bigger = np.empty(max(2 * cat_maps.shape[0], n_cat + nbf), dtype=np.int64)
-                    for c in range(n_cat):
-                        bigger[c] = cat_maps[c]
-                    cat_maps = bigger
+                    cat_maps = grown_vector(cat_maps, max(2 * cat_maps.shape[0], n_cat + nbf),
+                                            n_cat)
                 for c in range(nbf):
                     cat_maps[n_cat + c] = cat_map[c]
                 cat_map_start = n_cat - cat_base

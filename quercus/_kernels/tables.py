@@ -1,4 +1,4 @@
-"""Growing the 2-D tables the kernels fill row by row."""
+"""Growing the arrays and 2-D tables the kernels fill entry by entry."""
 
 import numpy as np
 
@@ -26,6 +26,23 @@ def grown(table, n_rows, keep):
     for r in range(keep):
         for c in range(table.shape[1]):
             out[r, c] = table[r, c]
+    return out
+
+
+@inner
+def grown_vector(a, n, keep):
+    """:func:`grown` of a 1-d array: ``n`` entries like ``a``, its first ``keep`` copied.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v = grown_vector(np.array([1, 2, 3], dtype=np.int8), 5, 2)
+    >>> v.shape, v.dtype.name, v[:2].tolist()
+    ((5,), 'int8', [1, 2])
+    """
+    out = np.empty(n, dtype=a.dtype)
+    for i in range(keep):
+        out[i] = a[i]
     return out
 
 
