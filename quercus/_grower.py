@@ -28,7 +28,7 @@ from ._kernels.builder import as_parent, unsplit, write_split, write_stats
 from ._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED,
                               MULTIWAY, NUMERIC, ROUTING_FIELDS,
                               SUR_FLOAT_COLUMNS, SUR_INT_COLUMNS, SURROGATE, ALL_FIELDS,
-                              Routing, empty_nodes)
+                              Routing)
 from ._kernels.subtree import grow_subtree
 from ._kernels.surrogates import all_surrogates, route_missing, select_surrogates
 from ._kernels.selection import choose_split
@@ -646,7 +646,7 @@ def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, to
         cfg.min_objects, total_w, idx, w, root_start, stats, used, depth, presort,
         dense, hist_offsets, HIST_MIN_SAMPLES, risk_floor_weight(cfg, total_w), cfg.risk_loss,
         _surrogate_args(data, cfg), *data.value_args,
-        empty_nodes(max(64, idx.size // NODE_ROOM_ROWS), data.n_out))
+        max(64, idx.size // NODE_ROOM_ROWS))
 
 
 def _surrogate_args(data, cfg):

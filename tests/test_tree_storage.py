@@ -317,9 +317,10 @@ def test_a_builder_s_flat_entries_are_arrays_not_python_objects():
 def _written_nodes(n, n_out, seed):
     """A Nodes record of ``n`` slots, every field of every slot written with its own
     values (distinct per field, within each field's type)."""
-    from quercus._kernels.schema import NODE_FIELDS, empty_nodes
+    from quercus._kernels.builder import leaf_nodes
+    from quercus._kernels.schema import NODE_FIELDS
     rng = np.random.default_rng(seed)
-    nodes = empty_nodes(n, n_out)
+    nodes = leaf_nodes(n, n_out)
     for f, a in zip(NODE_FIELDS, nodes):
         a[...] = rng.integers(0, 100, size=a.shape).astype(a.dtype)
     return nodes

@@ -2,14 +2,41 @@
 
 A tree being grown is a :data:`~quercus._kernels.schema.Nodes` record: one array per node
 field. The Python grower's :class:`~quercus._tree.TreeBuilder` holds one (and grows it in
-place), the subtree kernel one of its own (grown by :func:`new_nodes`); both make a node,
-record its statistics and turn it into a split with the functions here, so a field is
-written in one place. Called from Python, they run as plain Python on the builder's arrays.
+place), the subtree kernel one of its own (made by :func:`leaf_nodes`, grown by
+:func:`with_room`); both make a node, record its statistics and turn it into a split with
+the functions here, so a field is written in one place. Called from Python, they run as plain Python on the builder's arrays.
 """
+
+import numpy as np
 
 from ._jit import inner
 from .schema import LEAF_NODE, Nodes
 from .tables import grown, grown_vector
+
+
+@inner
+def leaf_nodes(capacity, n_out):
+    """A :data:`~quercus._kernels.schema.Nodes` record of ``capacity`` slots, each a new
+    leaf at depth 0 (``value``: ``n_out`` columns); compiled, the subtree kernel's own.
+
+    Examples
+    --------
+    >>> nodes = leaf_nodes(4, 3)
+    >>> nodes.kind.dtype.name, nodes.value.shape, nodes.first_child.tolist()
+    ('int8', (4, 3), [-1, -1, -1, -1])
+    """
+    # Each array takes its type from its field's leaf value (a NumPy scalar of the
+    # schema's type), so the schema alone says it.
+    d = LEAF_NODE
+    return Nodes(
+        np.full(capacity, d.kind), np.full(capacity, d.feature), np.full(capacity, d.threshold),
+        np.full(capacity, d.category), np.full(capacity, d.first_child),
+        np.full(capacity, d.n_children), np.full(capacity, d.depth),
+        np.full(capacity, d.n_node_samples), np.full(capacity, d.weighted_n_node_samples),
+        np.full(capacity, d.impurity), np.full((capacity, n_out), d.value),
+        np.full(capacity, d.missing_mode), np.full(capacity, d.missing_child),
+        np.full(capacity, d.sur_start), np.full(capacity, d.sur_count), np.full(capacity, d.rho),
+        np.full(capacity, d.cat_map_start))
 
 
 @inner
@@ -19,8 +46,7 @@ def init_nodes(nodes, first, n_new, depth):
 
     Examples
     --------
-    >>> from quercus._kernels.schema import empty_nodes
-    >>> nodes = empty_nodes(3, 2)
+    >>> nodes = leaf_nodes(3, 2)
     >>> init_nodes(nodes, 1, 2, 4)
     >>> nodes.depth[1:].tolist(), nodes.first_child[1:].tolist(), nodes.value[2].tolist()
     ([4, 4], [-1, -1], [0.0, 0.0])
@@ -48,31 +74,44 @@ def init_nodes(nodes, first, n_new, depth):
 
 
 @inner
-def new_nodes(nodes, count, n_new, depth):
-    """``nodes`` (of which ``count`` slots are used) with ``n_new`` new leaves at ``depth``
-    after them: the same record, or a copy with room for half as many again when it was
-    full. Returns the record.
+def with_room(nodes, count, n_new):
+    """``nodes`` (of which ``count`` slots are used) if it has room for ``n_new`` more,
+    else a copy of it with room for half as many again (at least for those).
 
     Examples
     --------
-    >>> from quercus._kernels.schema import empty_nodes
-    >>> nodes = new_nodes(empty_nodes(2, 1), 2, 3, 1)
+    >>> nodes = leaf_nodes(4, 1)
+    >>> with_room(nodes, 2, 2) is nodes, with_room(nodes, 2, 3).kind.shape[0]
+    (True, 6)
+    """
+    if count + n_new <= nodes.kind.shape[0]:
+        return nodes
+    cap = max(nodes.kind.shape[0] + nodes.kind.shape[0] // 2, count + n_new)
+    return Nodes(
+        grown_vector(nodes.kind, cap, count), grown_vector(nodes.feature, cap, count),
+        grown_vector(nodes.threshold, cap, count), grown_vector(nodes.category, cap, count),
+        grown_vector(nodes.first_child, cap, count), grown_vector(nodes.n_children, cap, count),
+        grown_vector(nodes.depth, cap, count), grown_vector(nodes.n_node_samples, cap, count),
+        grown_vector(nodes.weighted_n_node_samples, cap, count),
+        grown_vector(nodes.impurity, cap, count), grown(nodes.value, cap, count),
+        grown_vector(nodes.missing_mode, cap, count),
+        grown_vector(nodes.missing_child, cap, count), grown_vector(nodes.sur_start, cap, count),
+        grown_vector(nodes.sur_count, cap, count), grown_vector(nodes.rho, cap, count),
+        grown_vector(nodes.cat_map_start, cap, count))
+
+
+@inner
+def new_nodes(nodes, count, n_new, depth):
+    """``nodes`` (of which ``count`` slots are used) with ``n_new`` new leaves at ``depth``
+    after them: the same record, or a bigger copy (:func:`with_room`). Returns the record.
+
+    Examples
+    --------
+    >>> nodes = new_nodes(leaf_nodes(2, 1), 2, 3, 1)
     >>> nodes.kind.shape[0] >= 5, nodes.depth[2:5].tolist()
     (True, [1, 1, 1])
     """
-    if count + n_new > nodes.kind.shape[0]:
-        cap = max(nodes.kind.shape[0] + nodes.kind.shape[0] // 2, count + n_new)
-        nodes = Nodes(grown_vector(nodes.kind, cap, count), grown_vector(nodes.feature, cap, count),
-                      grown_vector(nodes.threshold, cap, count), grown_vector(nodes.category, cap, count),
-                      grown_vector(nodes.first_child, cap, count),
-                      grown_vector(nodes.n_children, cap, count), grown_vector(nodes.depth, cap, count),
-                      grown_vector(nodes.n_node_samples, cap, count),
-                      grown_vector(nodes.weighted_n_node_samples, cap, count),
-                      grown_vector(nodes.impurity, cap, count), grown(nodes.value, cap, count),
-                      grown_vector(nodes.missing_mode, cap, count),
-                      grown_vector(nodes.missing_child, cap, count),
-                      grown_vector(nodes.sur_start, cap, count), grown_vector(nodes.sur_count, cap, count),
-                      grown_vector(nodes.rho, cap, count), grown_vector(nodes.cat_map_start, cap, count))
+    nodes = with_room(nodes, count, n_new)
     init_nodes(nodes, count, n_new, depth)
     return nodes
 
@@ -97,8 +136,8 @@ def write_split(nodes, slot, kind, feature, threshold, category, first_child, n_
 
     Examples
     --------
-    >>> from quercus._kernels.schema import NUMERIC, empty_nodes
-    >>> nodes = empty_nodes(3, 1)
+    >>> from quercus._kernels.schema import NUMERIC
+    >>> nodes = leaf_nodes(3, 1)
     >>> init_nodes(nodes, 0, 3, 0)
     >>> write_split(nodes, 0, NUMERIC, 2, 0.5, -1, 1, 2, 1.0, 1, 0, 0, 0, -1)
     >>> int(nodes.kind[0]), int(nodes.feature[0]), int(nodes.first_child[0])

@@ -104,17 +104,3 @@ LEAF_NODE = NodeDefaults(*(f.dtype(f.leaf) for f in NODE_FIELDS))
 # and float columns (threshold, agreement) of the flat sur_* fields.
 SUR_INT_COLUMNS = ("sur_feature", "sur_kind", "sur_category", "sur_flip")
 SUR_FLOAT_COLUMNS = ("sur_threshold", "sur_agreement")
-
-
-def empty_nodes(capacity, n_out):
-    """A :data:`Nodes` record of ``capacity`` slots, not yet written (``value``:
-    ``n_out`` columns).
-
-    Examples
-    --------
-    >>> nodes = empty_nodes(4, 3)
-    >>> nodes.kind.dtype.name, nodes.value.shape, len(nodes) == len(NODE_FIELDS)
-    ('int8', (4, 3), True)
-    """
-    return Nodes(*(np.empty((capacity, n_out) if f.name == "value" else capacity,
-                            dtype=f.dtype) for f in NODE_FIELDS))

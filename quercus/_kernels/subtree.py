@@ -18,7 +18,8 @@ surrogates.py).
 import numpy as np
 
 from ._jit import inner, kernel
-from .builder import as_parent, new_nodes, write_split, write_stats
+from .builder import (as_parent, init_nodes, leaf_nodes, new_nodes, with_room, write_split,
+                      write_stats)
 from .criteria import GINI, SQUARED_ERROR, impurity
 from .histograms import build_histograms, sorted_positions, subtract_histograms
 from .node import branches, collapses, histogram_plan, settle, subset_map
@@ -49,7 +50,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
                  total_w, idx0, w0, root_start, stats0, used0, depth0, can_presort,
                  dense_features, hist_offsets, hist_min_samples, risk_floor, risk_loss,
-                 surrogates, xv, x_row_stride, x_col_stride, x_rows, nodes):
+                 surrogates, xv, x_row_stride, x_col_stride, x_rows, capacity):
     """Grow the subtrees below one or more nodes (roots), each as the Python grower would.
 
     Root ``r`` has the samples ``idx0[root_start[r]:root_start[r + 1]]`` (weights ``w0``
@@ -59,9 +60,9 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     after the other, each as if alone: the cross-validation folds of a small fit are
     grown in one call, each fold's rows of the whole data's bins a root.
 
-    The nodes are written into ``nodes`` (a :data:`~quercus._kernels.schema.Nodes` record,
-    from slot 0; a bigger copy once it is full) by :mod:`quercus._kernels.builder`, as the
-    Python grower writes its own. Each root's subtree is a block of them: slots
+    The nodes are written into a :data:`~quercus._kernels.schema.Nodes` record (of
+    ``capacity`` slots to start with, from slot 0; a bigger copy once it is full) by
+    :mod:`quercus._kernels.builder`, as the Python grower writes its own. Each root's subtree is a block of them: slots
     ``slot_start[r] .. slot_start[r + 1] - 1``, the root first and the nodes it creates
     after it. Within a block, ``first_child`` counts the block's new nodes from 0 (block
     slot j is new node j - 1), ``cat_map_start`` indexes the block's part of ``cat_map``
@@ -98,6 +99,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     ``is_cat`` is None when no feature is categorical, as for :func:`search_node`.
     """
     n_out = 1 if regression else n_stats
+    nodes = leaf_nodes(capacity, n_out)
     p = codes.shape[1]
     stat_crit = SQUARED_ERROR if regression else GINI
     count = np.int64(0)  # int64 from the start: a literal would compile callees twice
@@ -123,6 +125,12 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     no_hist_n = np.zeros(0, dtype=np.int64)
     work = np.empty((WORK_ROWS, n_stats))
     n_roots = root_start.shape[0] - 1
+    # The most children a split makes: a multiway split's, one a category.
+    most = np.int64(2)
+    if is_cat is not None:
+        for f in range(p):
+            if is_cat[f] and n_bins[f] > most:
+                most = np.int64(n_bins[f])
     slot_start = np.empty(n_roots + 1, dtype=np.int64)
     cat_start = np.empty(n_roots + 1, dtype=np.int64)
     sur_start = np.empty(n_roots + 1, dtype=np.int64)
@@ -171,147 +179,152 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         h_n = np.empty(m_h, dtype=np.int64)
         stack = [(base, r_idx, r_w, stats0[r], used0[r], np.int64(0), hist0, hist_n0)]
         while len(stack) > 0:
-            slot, idx, wi, stats, used, start, hist, hist_n = stack.pop()
-            presorted = (srt0, slot_of, start, h_bins, h_counts, h_n)
-            m = idx.shape[0]
-            imp = impurity(stats, criterion)
-            if regression:
-                nodes.value[slot, 0] = stats[1] / stats[0]
-            else:
-                for k in range(n_out):
-                    nodes.value[slot, k] = stats[k]
-            depth = nodes.depth[slot]
-            imp, weight, searchable = settle(
-                stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_split,
-                min_samples_leaf, min_weight_leaf, min_objects, risk_floor[r], risk_loss)
-            write_stats(nodes, slot, imp, weight, m)
-            if not searchable:
-                continue
-            n_feat = np.int64(0)
-            for f in range(p):
-                if not used[f]:
-                    n_feat += 1
-            if n_feat == 0:
-                continue
-            features = np.empty(n_feat, dtype=np.int64)
-            j = 0
-            for f in range(p):
-                if not used[f]:
-                    features[j] = f
-                    j += 1
-            found, kind, res, o_ints = search_at(
-                codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
-                n_stats, criterion, cat_mode, missing_mode, min_samples_leaf, min_weight_leaf,
-                None, min_objects, hist, hist_n, hist_offsets, None, presorted, work)
-            # (The packed columns read in place: no copy of each per node.)
-            best = choose_split(found, res[:, RES_DECREASE], res[:, RES_INFO], gain_ratio)
-            if best < 0:
-                continue
-            if weight / total_w[r] * res[best, RES_DECREASE] + TIE_EPS < min_impurity_decrease:
-                continue
-            f = features[best]
-            k = kind[best]
-            split_bin = o_ints[best, INT_BIN]
-            nbf = n_bins[f]
-            threshold = res[best, RES_THRESHOLD]
-            if k == NUMERIC and np.isnan(threshold):
-                if slot_of[f] >= 0:
-                    order = srt0[slot_of[f], start:start + m]
-                    threshold = _presorted_threshold(codes[:, f], idx, order,
-                                                     split_bin, xv, x_row_stride,
-                                                     x_col_stride, x_rows, f)
+            # Room for the most children a split makes, made here rather than at each
+            # split: a record reassigned inside the loop below would cost numba a
+            # reference count of each of its arrays at every node.
+            nodes = with_room(nodes, count, most)
+            while len(stack) > 0 and count + most <= nodes.kind.shape[0]:
+                slot, idx, wi, stats, used, start, hist, hist_n = stack.pop()
+                presorted = (srt0, slot_of, start, h_bins, h_counts, h_n)
+                m = idx.shape[0]
+                imp = impurity(stats, criterion)
+                if regression:
+                    nodes.value[slot, 0] = stats[1] / stats[0]
                 else:
-                    threshold = resolve_threshold(codes[:, f], idx, split_bin, nbf, xv,
-                                                  x_row_stride, x_col_stride, x_rows, f)
-            n_children = nbf if k == MULTIWAY else 2
-            cat_map = np.zeros(1, dtype=np.int64)
-            # (``is_cat is None``: no categorical feature; numba compiles no subset split.)
-            if is_cat is not None:
+                    for k in range(n_out):
+                        nodes.value[slot, k] = stats[k]
+                depth = nodes.depth[slot]
+                imp, weight, searchable = settle(
+                    stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_split,
+                    min_samples_leaf, min_weight_leaf, min_objects, risk_floor[r], risk_loss)
+                write_stats(nodes, slot, imp, weight, m)
+                if not searchable:
+                    continue
+                n_feat = np.int64(0)
+                for f in range(p):
+                    if not used[f]:
+                        n_feat += 1
+                if n_feat == 0:
+                    continue
+                features = np.empty(n_feat, dtype=np.int64)
+                j = 0
+                for f in range(p):
+                    if not used[f]:
+                        features[j] = f
+                        j += 1
+                found, kind, res, o_ints = search_at(
+                    codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
+                    n_stats, criterion, cat_mode, missing_mode, min_samples_leaf, min_weight_leaf,
+                    None, min_objects, hist, hist_n, hist_offsets, None, presorted, work)
+                # (The packed columns read in place: no copy of each per node.)
+                best = choose_split(found, res[:, RES_DECREASE], res[:, RES_INFO], gain_ratio)
+                if best < 0:
+                    continue
+                if weight / total_w[r] * res[best, RES_DECREASE] + TIE_EPS < min_impurity_decrease:
+                    continue
+                f = features[best]
+                k = kind[best]
+                split_bin = o_ints[best, INT_BIN]
+                nbf = n_bins[f]
+                threshold = res[best, RES_THRESHOLD]
+                if k == NUMERIC and np.isnan(threshold):
+                    if slot_of[f] >= 0:
+                        order = srt0[slot_of[f], start:start + m]
+                        threshold = _presorted_threshold(codes[:, f], idx, order,
+                                                         split_bin, xv, x_row_stride,
+                                                         x_col_stride, x_rows, f)
+                    else:
+                        threshold = resolve_threshold(codes[:, f], idx, split_bin, nbf, xv,
+                                                      x_row_stride, x_col_stride, x_rows, f)
+                n_children = nbf if k == MULTIWAY else 2
+                cat_map = np.zeros(1, dtype=np.int64)
+                # (``is_cat is None``: no categorical feature; numba compiles no subset split.)
+                if is_cat is not None:
+                    if k == CAT_SUBSET:
+                        cat_map = subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion,
+                                             split_bin)
+                branch, known_w, any_missing, missing_child = branches(
+                    codes[:, f], nbf, k, split_bin, cat_map, idx, wi, missing_mode,
+                    o_ints[best, INT_MISS_DIR])
+                if collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
+                             regression, criterion, stat_crit, risk_loss, risk_floor[r]):
+                    continue
+                known_total = ordered_sum(known_w)
+                shares = known_w / known_total if known_total > 0 else known_w
+                cat_map_start = np.int64(-1)
                 if k == CAT_SUBSET:
-                    cat_map = subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion,
-                                         split_bin)
-            branch, known_w, any_missing, missing_child = branches(
-                codes[:, f], nbf, k, split_bin, cat_map, idx, wi, missing_mode,
-                o_ints[best, INT_MISS_DIR])
-            if collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
-                         regression, criterion, stat_crit, risk_loss, risk_floor[r]):
-                continue
-            known_total = ordered_sum(known_w)
-            shares = known_w / known_total if known_total > 0 else known_w
-            cat_map_start = np.int64(-1)
-            if k == CAT_SUBSET:
-                if n_cat + nbf > cat_maps.shape[0]:
-                    cat_maps = grown_vector(cat_maps, max(2 * cat_maps.shape[0], n_cat + nbf),
-                                            n_cat)
-                for c in range(nbf):
-                    cat_maps[n_cat + c] = cat_map[c]
-                cat_map_start = n_cat - cat_base
-                n_cat += nbf
-            node_sur_start = n_sur - sur_base
-            n_kept = np.int64(0)
-            if surrogates is not None:
-                if k != MULTIWAY and (any_missing or surrogates[1]):
-                    sur_i, sur_f, n_kept = _add_surrogates(
-                        codes, n_bins, sur_cat, sur_features, bin_lo, bin_hi, bin_offsets, f,
-                        idx, wi, branch, direction, surrogates[0], sur_i, sur_f, n_sur, xv,
-                        x_row_stride, x_col_stride, x_rows, (srt0, slot_of, start))
-                    if any_missing:
-                        follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
-                                          sur_i, sur_f, n_sur, n_kept, missing_child, xv,
-                                          x_row_stride, x_col_stride, x_rows)
-                    n_sur += n_kept
-            if missing_mode != 0 and any_missing:  # not FRACTIONAL: one branch for all
-                for i in range(m):
-                    if branch[i] < 0:
-                        branch[i] = missing_child
-            child_idx, child_w, offsets, child_stats, _ = scatter(
-                idx, wi, branch, n_children, shares, y, y2, n_stats, stat_crit,
-                np.bool_(False))
-            nodes = new_nodes(nodes, count, n_children, depth + 1)
-            first = count
-            count += n_children
-            write_split(nodes, slot, k, f, threshold, split_bin if k == CAT_BINARY else -1,
-                        first - base - 1, n_children, res[best, RES_RHO], missing_mode,
-                        missing_child, node_sur_start, n_kept, cat_map_start)
-            child_used = used
-            if k == MULTIWAY:
-                child_used = used.copy()
-                child_used[f] = True
-            _split_sorted(srt0, start, buf, branch, n_children)
-            # The children's histograms: the smaller child's from its samples, the larger's
-            # by subtraction (not where C4.5 spread a sample into both: counts would not add
-            # up).
-            c_weight = np.zeros(n_children)
-            for c in range(n_children):
-                for i in range(offsets[c], offsets[c + 1]):
-                    c_weight[c] += child_w[i]
-            c_hist = [no_hist, no_hist]
-            c_hist_n = [no_hist_n, no_hist_n]
-            spread = missing_mode == FRACTIONAL and any_missing
-            if hist.shape[0] > 0 and n_children == 2 and not spread:
-                big, keep_big, keep_small = histogram_plan(
-                    offsets, child_stats, c_weight, depth, hist_min_samples, max_depth,
-                    min_samples_split, min_samples_leaf, min_weight_leaf, min_objects)
-                small = 1 - big
-                if keep_big:
-                    s, e = offsets[small], offsets[small + 1]
-                    h_s, h_sn = build_histograms(codes, dense_features, hist_offsets,
-                                                 child_idx[s:e], child_w[s:e], y, y2, n_stats,
-                                                 stat_crit)
-                    c_hist[big], c_hist_n[big] = subtract_histograms(hist, hist_n, h_s, h_sn)
-                    if keep_small:
-                        c_hist[small], c_hist_n[small] = h_s, h_sn
-            for c in range(n_children - 1, -1, -1):
-                s, e = offsets[c], offsets[c + 1]
-                if e > s and c_weight[c] > 0:
-                    h, hn = no_hist, no_hist_n
-                    if c < 2:
-                        h, hn = c_hist[c], c_hist_n[c]
-                    stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
-                                  child_stats[c].copy(), child_used, start + s, h, hn))
-                else:
-                    # An empty branch (or one of zero weight) predicts as its parent.
-                    as_parent(nodes, first + c, slot, e - s)
+                    if n_cat + nbf > cat_maps.shape[0]:
+                        cat_maps = grown_vector(cat_maps, max(2 * cat_maps.shape[0], n_cat + nbf),
+                                                n_cat)
+                    for c in range(nbf):
+                        cat_maps[n_cat + c] = cat_map[c]
+                    cat_map_start = n_cat - cat_base
+                    n_cat += nbf
+                node_sur_start = n_sur - sur_base
+                n_kept = np.int64(0)
+                if surrogates is not None:
+                    if k != MULTIWAY and (any_missing or surrogates[1]):
+                        sur_i, sur_f, n_kept = _add_surrogates(
+                            codes, n_bins, sur_cat, sur_features, bin_lo, bin_hi, bin_offsets, f,
+                            idx, wi, branch, direction, surrogates[0], sur_i, sur_f, n_sur, xv,
+                            x_row_stride, x_col_stride, x_rows, (srt0, slot_of, start))
+                        if any_missing:
+                            follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
+                                              sur_i, sur_f, n_sur, n_kept, missing_child, xv,
+                                              x_row_stride, x_col_stride, x_rows)
+                        n_sur += n_kept
+                if missing_mode != 0 and any_missing:  # not FRACTIONAL: one branch for all
+                    for i in range(m):
+                        if branch[i] < 0:
+                            branch[i] = missing_child
+                child_idx, child_w, offsets, child_stats, _ = scatter(
+                    idx, wi, branch, n_children, shares, y, y2, n_stats, stat_crit,
+                    np.bool_(False))
+                init_nodes(nodes, count, n_children, depth + 1)
+                first = count
+                count += n_children
+                write_split(nodes, slot, k, f, threshold, split_bin if k == CAT_BINARY else -1,
+                            first - base - 1, n_children, res[best, RES_RHO], missing_mode,
+                            missing_child, node_sur_start, n_kept, cat_map_start)
+                child_used = used
+                if k == MULTIWAY:
+                    child_used = used.copy()
+                    child_used[f] = True
+                _split_sorted(srt0, start, buf, branch, n_children)
+                # The children's histograms: the smaller child's from its samples, the larger's
+                # by subtraction (not where C4.5 spread a sample into both: counts would not add
+                # up).
+                c_weight = np.zeros(n_children)
+                for c in range(n_children):
+                    for i in range(offsets[c], offsets[c + 1]):
+                        c_weight[c] += child_w[i]
+                c_hist = [no_hist, no_hist]
+                c_hist_n = [no_hist_n, no_hist_n]
+                spread = missing_mode == FRACTIONAL and any_missing
+                if hist.shape[0] > 0 and n_children == 2 and not spread:
+                    big, keep_big, keep_small = histogram_plan(
+                        offsets, child_stats, c_weight, depth, hist_min_samples, max_depth,
+                        min_samples_split, min_samples_leaf, min_weight_leaf, min_objects)
+                    small = 1 - big
+                    if keep_big:
+                        s, e = offsets[small], offsets[small + 1]
+                        h_s, h_sn = build_histograms(codes, dense_features, hist_offsets,
+                                                     child_idx[s:e], child_w[s:e], y, y2, n_stats,
+                                                     stat_crit)
+                        c_hist[big], c_hist_n[big] = subtract_histograms(hist, hist_n, h_s, h_sn)
+                        if keep_small:
+                            c_hist[small], c_hist_n[small] = h_s, h_sn
+                for c in range(n_children - 1, -1, -1):
+                    s, e = offsets[c], offsets[c + 1]
+                    if e > s and c_weight[c] > 0:
+                        h, hn = no_hist, no_hist_n
+                        if c < 2:
+                            h, hn = c_hist[c], c_hist_n[c]
+                        stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
+                                      child_stats[c].copy(), child_used, start + s, h, hn))
+                    else:
+                        # An empty branch (or one of zero weight) predicts as its parent.
+                        as_parent(nodes, first + c, slot, e - s)
     slot_start[n_roots], cat_start[n_roots], sur_start[n_roots] = count, n_cat, n_sur
     return (nodes, slot_start, cat_maps[:n_cat].copy(), cat_start, sur_i[:n_sur].copy(),
             sur_f[:n_sur].copy(), sur_start)
