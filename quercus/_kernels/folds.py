@@ -108,9 +108,6 @@ def _tree_moments(nodes, a, b, cat_map, sur_ints, sur_flts, y, y_rows, n_stats, 
         fc = nodes.first_child[a + v]
         first_child[v] = fc + 1 if fc >= 0 else fc
         max_depth_seen = max(max_depth_seen, nodes.depth[a + v])
-    cat_map8 = np.empty(cat_map.shape[0], dtype=np.int8)
-    for i in range(cat_map.shape[0]):
-        cat_map8[i] = cat_map[i]
     n_sur = sur_ints.shape[0]  # (columns: schema.SUR_INT_COLUMNS, SUR_FLOAT_COLUMNS)
     sur_feature = np.empty(n_sur, dtype=np.int64)
     sur_kind = np.empty(n_sur, dtype=np.int8)
@@ -126,7 +123,7 @@ def _tree_moments(nodes, a, b, cat_map, sur_ints, sur_flts, y, y_rows, n_stats, 
     t = Routing(nodes.kind[a:b], nodes.feature[a:b], nodes.threshold[a:b],
                 nodes.category[a:b], first_child, nodes.n_children[a:b],
                 nodes.missing_mode[a:b], nodes.missing_child[a:b], nodes.cat_map_start[a:b],
-                cat_map8, nodes.sur_start[a:b], nodes.sur_count[a:b], sur_feature, sur_kind,
+                cat_map, nodes.sur_start[a:b], nodes.sur_count[a:b], sur_feature, sur_kind,
                 sur_threshold, sur_category, sur_flip)
     # Each node's risk (node_risk), class (the majority of its proportions, ties to the
     # class seen first among the fold's rows) and prediction.

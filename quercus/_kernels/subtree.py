@@ -103,7 +103,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     p = codes.shape[1]
     stat_crit = SQUARED_ERROR if regression else GINI
     count = np.int64(0)  # int64 from the start: a literal would compile callees twice
-    cat_maps = np.empty(64, dtype=np.int64)
+    cat_maps = np.empty(64, dtype=np.int8)  # (the schema's type of cat_map)
     n_cat = 0
     n_sur = 0
     sur_i = np.empty((0, 4), dtype=np.int64)
