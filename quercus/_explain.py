@@ -12,7 +12,7 @@ from ._kernels.criteria import ENTROPY, GINI, REGISTRY, impurity, split_scores
 from ._kernels.histograms import feature_histogram
 from ._kernels.partition import route, scatter
 from ._kernels.schema import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, FRACTIONAL, LEARNED,
-                              MULTIWAY, NUMERIC, SUR_FLOAT_COLUMNS, SUR_INT_COLUMNS)
+                              MULTIWAY, NUMERIC, Surrogates)
 from ._kernels.splits import _info_with_missing, _split_missing, midpoint, search_node
 from ._kernels.surrogates import route_missing
 from ._params import resolve_counts
@@ -202,10 +202,8 @@ def _route_missing(data, tree, node, idx, branch):
     place) as the fit did: by its surrogates, else to its missing child."""
     start = int(tree.sur_start[node])
     stop = start + (0 if tree.missing_mode[node] == LEARNED else int(tree.sur_count[node]))
-    sur_i = np.column_stack([getattr(tree, k)[start:stop] for k in SUR_INT_COLUMNS])
-    sur_f = np.column_stack([getattr(tree, k)[start:stop] for k in SUR_FLOAT_COLUMNS])
-    route_missing(data.codes, data.n_bins, data.bin_hi, data.bin_offsets, idx, branch,
-                  sur_i.astype(np.int64), sur_f.astype(np.float64),
+    surs = Surrogates(*(getattr(tree, name)[start:stop] for name in Surrogates._fields))
+    route_missing(data.codes, data.n_bins, data.bin_hi, data.bin_offsets, idx, branch, surs,
                   int(tree.missing_child[node]), *data.value_args)
 
 

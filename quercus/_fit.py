@@ -707,11 +707,11 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
             fold_cfg = fold_cfgs[key] = replace(cfg, min_samples_split=mss,
                                                 min_samples_leaf=msl, min_weight_leaf=key[2],
                                                 risk_floor=floor)
-        nodes, count, cat_map, sur_ints, sur_flts = whole_tree_tables(data, fold_cfg)
+        nodes, count, cat_map, surs = whole_tree_tables(data, fold_cfg)
         one = np.array([0, count])
         mean, m2 = table_moments(
-            nodes, one, cat_map, np.array([0, cat_map.size]), sur_ints, sur_flts,
-            np.array([0, sur_ints.shape[0]]), data.y, np.arange(m), np.array([0, m]),
+            nodes, one, cat_map, np.array([0, cat_map.size]), surs,
+            np.array([0, surs.sur_feature.shape[0]]), data.y, np.arange(m), np.array([0, m]),
             data.n_stats, regression, cfg.risk_loss, X_all[test], held_out, w_err[test],
             np.array([0, test.size]), thresholds)
         return test.size, mean[0], m2[0]
@@ -761,7 +761,7 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
             starts = np.zeros(len(rows) + 1, dtype=np.int64)
             np.cumsum([t.size for t in rows], out=starts[1:])
             total_w = np.array([float(w.sum()) for w in w_f])
-            nodes, slots, cat_map, cats, sur_ints, sur_flts, surs = subtree_blocks(
+            nodes, slots, cat_map, cats, surs, sur_starts = subtree_blocks(
                 data, fold_cfg, layout, idx, np.concatenate(w_f), starts, stats,
                 np.zeros((len(rows), p), dtype=bool), np.zeros(len(rows), dtype=np.int64),
                 total_w)
@@ -770,7 +770,7 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
             np.cumsum([tests[i].size for i in folds], out=x_start[1:])
             held_out = values[test] if regression else y_codes[test].astype(np.float64)
             mean, m2 = table_moments(
-                nodes, slots, cat_map, cats, sur_ints, sur_flts, surs, data.y, idx,
+                nodes, slots, cat_map, cats, surs, sur_starts, data.y, idx,
                 starts, data.n_stats, regression, cfg.risk_loss, X_all[test], held_out,
                 w_err[test], x_start, thresholds)
             return [(tests[i].size, mean[j], m2[j]) for j, i in enumerate(folds)]

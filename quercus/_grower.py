@@ -24,11 +24,10 @@ from ._kernels.node import plan_histograms, scan_order, settle_node, split_branc
 from ._kernels.partition import scatter
 from ._kernels.splits import (TIE_EPS, Candidates, resolve_threshold, search_features,
                               unpack_search)
-from ._kernels.builder import as_parent, unsplit, write_split, write_stats
+from ._kernels.builder import as_parent, surrogate_table, unsplit, write_split, write_stats
 from ._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED,
                               MULTIWAY, NUMERIC, ROUTING_FIELDS,
-                              SUR_FLOAT_COLUMNS, SUR_INT_COLUMNS, SURROGATE, ALL_FIELDS,
-                              Routing)
+                              SURROGATE, Routing)
 from ._kernels.subtree import grow_subtree
 from ._kernels.surrogates import all_surrogates, route_missing, select_surrogates
 from ._kernels.selection import choose_split
@@ -622,14 +621,14 @@ def subtree_layout(data, cfg, dense=True):
 
 
 def _subtree(data, cfg, layout, item, depth, total_w):
-    """The kernel's (nodes, count, cat_map, sur_ints, sur_flts) of the subtree below a
+    """The kernel's (nodes, count, cat_map, surs) of the subtree below a
     deferred node ``item`` (node, samples, weights, stats, attributes used above) at
     ``depth``: see ``grow_subtree``. ``layout``: :func:`subtree_layout`."""
     _, idx, wi, stats, used = item
-    nodes, slots, cat_map, _, sur_ints, sur_flts, _ = subtree_blocks(
+    nodes, slots, cat_map, _, surs, _ = subtree_blocks(
         data, cfg, layout, idx, wi, np.array([0, idx.size]), stats[None], used[None],
         np.array([depth]), np.array([total_w]))
-    return nodes, int(slots[1]), cat_map, sur_ints, sur_flts
+    return nodes, int(slots[1]), cat_map, surs
 
 
 def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, total_w):
@@ -676,35 +675,18 @@ def root_risk(data, cfg):
     return float(weighted_risk(stats, imp, w, cfg.risk_loss)) / w
 
 
-def _table_tree(nodes, count, cat_map, sur_ints, sur_flts):
+def _table_tree(nodes, count, cat_map, surs):
     """The tree whose every node the kernel grew (slot j is node j): what splicing its
     nodes below a lone root gives, without the builder."""
     fields = {name: a[:count].copy() for name, a in zip(nodes._fields, nodes)}
     first_child = fields["first_child"]
     first_child[first_child >= 0] += 1
-    fields["cat_map"] = _typed(cat_map, "cat_map")
-    fields.update({name: _typed(a, name) for name, a in _surrogate_fields(sur_ints,
-                                                                          sur_flts).items()})
+    fields["cat_map"] = cat_map
+    fields.update(zip(surs._fields, surs))  # (the kernel's own copies)
     return TreeArrays(**fields)
 
 
-def _typed(a, name):
-    dtype = _FIELD_DTYPES[name]
-    return a if a.dtype == dtype else a.astype(dtype)
-
-
-_FIELD_DTYPES = {f.name: np.dtype(f.dtype) for f in ALL_FIELDS}
-
-
-def _surrogate_fields(sur_ints, sur_flts):
-    """The flat sur_* fields from the kernel's surrogate tables."""
-    out = {name: np.ascontiguousarray(sur_ints[:, j]) for j, name in enumerate(SUR_INT_COLUMNS)}
-    out.update({name: np.ascontiguousarray(sur_flts[:, j])
-                for j, name in enumerate(SUR_FLOAT_COLUMNS)})
-    return out
-
-
-def _splice(tree, node, nodes, count, cat_map, sur_ints, sur_flts):
+def _splice(tree, node, nodes, count, cat_map, surs):
     """Copy a subtree grown by the kernel (slot 0 is ``node``, slot j its (j-1)-th new
     node, cat_map and surrogate offsets from 0) into ``tree``."""
     first = tree.count
@@ -719,8 +701,8 @@ def _splice(tree, node, nodes, count, cat_map, sur_ints, sur_flts):
     nodes.sur_start[:count][internal] += len(tree.flat["sur_feature"])
     for name, values in zip(nodes._fields, nodes):
         tree[name][rows] = values[:count]
-    for name, values in _surrogate_fields(sur_ints, sur_flts).items():
-        tree.flat[name].extend(values.tolist())
+    for name, values in zip(surs._fields, surs):
+        tree.flat[name].extend(values)
     tree.flat["cat_map"].extend(cat_map)
 
 
@@ -914,11 +896,11 @@ def _split_node(data, cfg, tree, node, rows, used, f, k, split_bin, thr, routed,
     sur_start, sur_count = len(tree.flat["sur_feature"]), 0
     if cfg.missing_mode == SURROGATE and k != MULTIWAY and (any_missing
                                                             or cfg.surrogates_always):
-        sur_i, sur_f = _add_surrogates(data, cfg, tree, idx, wi, branch, f)
-        sur_count = len(sur_i)
+        surs = _add_surrogates(data, cfg, tree, idx, wi, branch, f)
+        sur_count = len(surs.sur_feature)
         if any_missing:
             route_missing(data.codes, data.n_bins, data.bin_hi, data.bin_offsets, idx,
-                          branch, sur_i, sur_f, missing_child, *data.value_args)
+                          branch, surs, missing_child, *data.value_args)
     elif cfg.missing_mode != FRACTIONAL and any_missing:
         branch[branch < 0] = missing_child
     child_idx, child_w, offsets, child_stats, child_n = scatter(
@@ -1005,10 +987,10 @@ def ordered_categories(data, criterion, idx, wi, f):
 def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
     """Find and store the node's surrogate splits, best agreement first: the attributes
     searched on the fit's threads, then kept as ``grow_subtree`` keeps them
-    (``keep_surrogates``). Returns the node's surrogate tables (sur_i, sur_f)."""
+    (``keep_surrogates``). Returns the node's surrogates (a ``Surrogates`` record)."""
     known = branch >= 0
     if not known.any() or cfg.max_surrogate == 0:
-        return np.empty((0, 4), dtype=np.int64), np.empty((0, 2))
+        return surrogate_table(0)
     sidx = idx[known]
     sw = wi[known]
     if data.scratch is None:
@@ -1022,11 +1004,11 @@ def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
                               data.bin_offsets, pos, f, sidx, sw, direction)
 
     found = over_features(search, p, threads_for(sidx.size * p))
-    sur_i, sur_f = select_surrogates(data.codes, data.n_bins, *found, sidx,
-                                     np.int64(cfg.max_surrogate), *data.value_args)
-    for name, values in _surrogate_fields(sur_i, sur_f).items():
-        tree.flat[name].extend(values.tolist())
-    return sur_i, sur_f
+    surs = select_surrogates(data.codes, data.n_bins, *found, sidx,
+                             np.int64(cfg.max_surrogate), *data.value_args)
+    for name, values in zip(surs._fields, surs):
+        tree.flat[name].extend(values)
+    return surs
 
 
 def bin_of_threshold(data, f, threshold):

@@ -306,11 +306,11 @@ def test_a_tree_grown_wholly_by_the_kernel_is_its_nodes_spliced_below_a_root(
     monkeypatch.setattr(grower, "SUBTREE_MAX_SAMPLES", 10**9)
     direct = make().set_params(pruning=None).fit(X, y).tree_
     assert len(tables) == 1
-    nodes, count, cat_map, sur_ints, sur_flts = tables[0]
+    nodes, count, cat_map, surs = tables[0]
     builder = TreeBuilder(nodes.value.shape[1])
     builder.add(1, 0)
     grower._splice(builder, 0, type(nodes)(*(a.copy() for a in nodes)), count, cat_map,
-                   sur_ints, sur_flts)
+                   surs)
     spliced = builder.freeze()
     assert direct.node_count == spliced.node_count > 3
     for field in {**_FIELDS, **_FLAT}:
@@ -403,3 +403,32 @@ def test_the_python_grower_s_steps_grow_the_same_tree_whatever_their_width(monke
         trees[width] = _with_limit(monkeypatch, -1, make(), X, y)
     for width in (3, 4):
         _assert_same_tree(trees[1], trees[width])
+
+
+ROOMY = [c for c in CLASSIFIERS if c[0] in ("surrogate-missing", "ordered-surrogate",
+                                             "id3-multiway")]
+
+
+@pytest.mark.parametrize("name,make,data", ROOMY, ids=[c[0] for c in ROOMY])
+def test_the_kernel_s_tree_does_not_depend_on_the_room_it_starts_with(monkeypatch, name, make,
+                                                                      data):
+    # The kernel makes room in its node record between runs of nodes (for the most children
+    # a split makes: a multiway split's in id3-multiway): a tree that outgrows a record of
+    # one slot again and again is the tree grown with room to spare. (Its surrogates and
+    # category maps, grown alike, are checked against the Python grower's above.)
+    X, y = data()
+    roomy = _with_limit(monkeypatch, 10**9, make(), X, y)
+    real, capacities = grower.grow_subtree, []
+
+    def one_slot(*args):
+        capacities.append(args[-1])
+        return real(*args[:-1], 1)
+
+    monkeypatch.setattr(grower, "grow_subtree", one_slot)
+    cramped = _with_limit(monkeypatch, 10**9, make(), X, y)
+    assert capacities and min(capacities) >= 64 and cramped.node_count > 64
+    if name != "id3-multiway":
+        assert len(cramped.sur_feature) > 0
+    else:
+        assert (cramped.n_children > 2).any()
+    _assert_same_tree(roomy, cramped)

@@ -4,13 +4,15 @@ A tree being grown is a :data:`~quercus._kernels.schema.Nodes` record: one array
 field. The Python grower's :class:`~quercus._tree.TreeBuilder` holds one (and grows it in
 place), the subtree kernel one of its own (made by :func:`leaf_nodes`, grown by
 :func:`with_room`); both make a node, record its statistics and turn it into a split with
-the functions here, so a field is written in one place. Called from Python, they run as plain Python on the builder's arrays.
+the functions here, so a field is written in one place. Called from Python, they run as
+plain Python on the builder's arrays. The kernels' surrogate splits are a
+:data:`~quercus._kernels.schema.Surrogates` record, made and grown here too.
 """
 
 import numpy as np
 
 from ._jit import inner
-from .schema import LEAF_NODE, Nodes
+from .schema import LEAF_NODE, NO_SURROGATE, Nodes, Surrogates
 from .tables import grown, grown_vector
 
 
@@ -177,3 +179,49 @@ def as_parent(nodes, slot, parent, n_samples):
     for k in range(nodes.value.shape[1]):
         nodes.value[slot, k] = nodes.value[parent, k]
     nodes.n_node_samples[slot] = n_samples
+
+
+@inner
+def surrogate_table(capacity):
+    """A :data:`~quercus._kernels.schema.Surrogates` record of ``capacity`` entries, not
+    yet written (each array typed by its field's schema type).
+
+    Examples
+    --------
+    >>> surs = surrogate_table(2)
+    >>> surs.sur_kind.dtype.name, surs.sur_threshold.shape
+    ('int8', (2,))
+    """
+    d = NO_SURROGATE
+    return Surrogates(np.full(capacity, d.sur_feature), np.full(capacity, d.sur_kind),
+                      np.full(capacity, d.sur_threshold), np.full(capacity, d.sur_category),
+                      np.full(capacity, d.sur_flip), np.full(capacity, d.sur_agreement))
+
+
+@inner
+def with_surrogate_room(surs, count, n_new):
+    """``surs`` (of which ``count`` entries are used) if it has room for ``n_new`` more,
+    else a copy with twice the room (at least for those).
+
+    Examples
+    --------
+    >>> surs = surrogate_table(2)
+    >>> with_surrogate_room(surs, 1, 1) is surs, with_surrogate_room(surs, 1, 3).sur_flip.shape
+    (True, (4,))
+    """
+    if count + n_new <= surs.sur_feature.shape[0]:
+        return surs
+    cap = max(2 * surs.sur_feature.shape[0], count + n_new)
+    return Surrogates(
+        grown_vector(surs.sur_feature, cap, count), grown_vector(surs.sur_kind, cap, count),
+        grown_vector(surs.sur_threshold, cap, count), grown_vector(surs.sur_category, cap, count),
+        grown_vector(surs.sur_flip, cap, count), grown_vector(surs.sur_agreement, cap, count))
+
+
+@inner
+def first_surrogates(surs, n):
+    """The first ``n`` entries of ``surs``, a record of copies (the kernel's growing arrays
+    are not handed out)."""
+    return Surrogates(surs.sur_feature[:n].copy(), surs.sur_kind[:n].copy(),
+                      surs.sur_threshold[:n].copy(), surs.sur_category[:n].copy(),
+                      surs.sur_flip[:n].copy(), surs.sur_agreement[:n].copy())

@@ -58,8 +58,8 @@ def numpy_sum(a):
 
 
 @kernel
-def table_moments(nodes, slot_start, cat_map, cat_start, sur_ints, sur_flts, sur_start, y,
-                  y_rows, y_start, n_stats, regression, risk_loss, X, target, w, x_start,
+def table_moments(nodes, slot_start, cat_map, cat_start, surs, sur_start, y, y_rows,
+                  y_start, n_stats, regression, risk_loss, X, target, w, x_start,
                   thresholds):
     """The held-out moments (``held_out_moments``'s mean and m2 at each of
     ``thresholds``, a row per fold) of cross-validation folds' trees, straight from the
@@ -82,7 +82,7 @@ def table_moments(nodes, slot_start, cat_map, cat_start, sur_ints, sur_flts, sur
         s0, s1 = sur_start[r], sur_start[r + 1]
         x0, x1 = x_start[r], x_start[r + 1]
         mean_r, m2_r = _tree_moments(
-            nodes, a, b, cat_map[c0:c1], sur_ints[s0:s1], sur_flts[s0:s1], y,
+            nodes, a, b, cat_map[c0:c1], surs, s0, s1, y,
             y_rows[y_start[r]:y_start[r + 1]], n_stats, regression, risk_loss, X[x0:x1],
             target[x0:x1], w[x0:x1], thresholds)
         for t in range(thresholds.shape[0]):
@@ -92,10 +92,10 @@ def table_moments(nodes, slot_start, cat_map, cat_start, sur_ints, sur_flts, sur
 
 
 @inner
-def _tree_moments(nodes, a, b, cat_map, sur_ints, sur_flts, y, y_rows, n_stats, regression,
+def _tree_moments(nodes, a, b, cat_map, surs, s0, s1, y, y_rows, n_stats, regression,
                   risk_loss, X, target, w, thresholds):
     """:func:`table_moments` of one fold (its block: slots ``a .. b - 1`` of ``nodes``,
-    its training rows ``y_rows`` of ``y``)."""
+    entries ``s0 .. s1 - 1`` of ``surs``; its training rows ``y_rows`` of ``y``)."""
     m = y_rows.shape[0]
     count = b - a
     n_out = nodes.value.shape[1]
@@ -108,23 +108,12 @@ def _tree_moments(nodes, a, b, cat_map, sur_ints, sur_flts, y, y_rows, n_stats, 
         fc = nodes.first_child[a + v]
         first_child[v] = fc + 1 if fc >= 0 else fc
         max_depth_seen = max(max_depth_seen, nodes.depth[a + v])
-    n_sur = sur_ints.shape[0]  # (columns: schema.SUR_INT_COLUMNS, SUR_FLOAT_COLUMNS)
-    sur_feature = np.empty(n_sur, dtype=np.int64)
-    sur_kind = np.empty(n_sur, dtype=np.int8)
-    sur_threshold = np.empty(n_sur)
-    sur_category = np.empty(n_sur, dtype=np.int64)
-    sur_flip = np.empty(n_sur, dtype=np.int8)
-    for i in range(n_sur):
-        sur_feature[i] = sur_ints[i, 0]
-        sur_kind[i] = sur_ints[i, 1]
-        sur_category[i] = sur_ints[i, 2]
-        sur_flip[i] = sur_ints[i, 3]
-        sur_threshold[i] = sur_flts[i, 0]
     t = Routing(nodes.kind[a:b], nodes.feature[a:b], nodes.threshold[a:b],
                 nodes.category[a:b], first_child, nodes.n_children[a:b],
                 nodes.missing_mode[a:b], nodes.missing_child[a:b], nodes.cat_map_start[a:b],
-                cat_map, nodes.sur_start[a:b], nodes.sur_count[a:b], sur_feature, sur_kind,
-                sur_threshold, sur_category, sur_flip)
+                cat_map, nodes.sur_start[a:b], nodes.sur_count[a:b], surs.sur_feature[s0:s1],
+                surs.sur_kind[s0:s1], surs.sur_threshold[s0:s1], surs.sur_category[s0:s1],
+                surs.sur_flip[s0:s1])
     # Each node's risk (node_risk), class (the majority of its proportions, ties to the
     # class seen first among the fold's rows) and prediction.
     weight = nodes.weighted_n_node_samples[a:b]

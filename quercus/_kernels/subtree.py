@@ -18,7 +18,8 @@ surrogates.py).
 import numpy as np
 
 from ._jit import inner, kernel
-from .builder import (as_parent, init_nodes, leaf_nodes, new_nodes, with_room, write_split,
+from .builder import (as_parent, first_surrogates, init_nodes, leaf_nodes, new_nodes,
+                      surrogate_table, with_room, with_surrogate_room, write_split,
                       write_stats)
 from .criteria import GINI, SQUARED_ERROR, impurity
 from .histograms import build_histograms, sorted_positions, subtract_histograms
@@ -62,12 +63,13 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
 
     The nodes are written into a :data:`~quercus._kernels.schema.Nodes` record (of
     ``capacity`` slots to start with, from slot 0; a bigger copy once it is full) by
-    :mod:`quercus._kernels.builder`, as the Python grower writes its own. Each root's subtree is a block of them: slots
-    ``slot_start[r] .. slot_start[r + 1] - 1``, the root first and the nodes it creates
-    after it. Within a block, ``first_child`` counts the block's new nodes from 0 (block
-    slot j is new node j - 1), ``cat_map_start`` indexes the block's part of ``cat_map``
-    (from ``cat_start[r]``) and ``sur_start`` its part of the surrogate tables (from
-    ``sur_start[r]``): the caller offsets them where it appends the subtree.
+    :mod:`quercus._kernels.builder`, as the Python grower writes its own. Each root's
+    subtree is a block of them: slots ``slot_start[r] .. slot_start[r + 1] - 1``, the root
+    first and the nodes it creates after it. Within a block, ``first_child`` counts the
+    block's new nodes from 0 (block slot j is new node j - 1), ``cat_map_start`` indexes
+    the block's part of ``cat_map`` (from ``cat_start[r]``) and ``sur_start`` its part of
+    the surrogates (from ``sur_start[r]``): the caller offsets them where it appends the
+    subtree.
 
     With ``can_presort`` (no sample is ever spread over several branches), a numeric
     feature with too many bins for a dense histogram (any numeric feature, in a subtree of
@@ -92,10 +94,10 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     threshold from the training matrix (``xv``, ``x_row_stride``, ``x_col_stride``,
     ``x_rows``: see :func:`resolve_threshold`; an empty ``xv`` when no feature needs it).
 
-    Returns (nodes, slot_start, cat_map, cat_start, sur_ints, sur_flts, sur_start): the
-    nodes (slots past ``slot_start[-1]`` unused), the categories' children of ordered
-    splits and the surrogates (columns ``schema.SUR_INT_COLUMNS`` and
-    ``SUR_FLOAT_COLUMNS``), each with its blocks' starts.
+    Returns (nodes, slot_start, cat_map, cat_start, surs, sur_start): the nodes (slots
+    past ``slot_start[-1]`` unused), the categories' children of ordered splits and the
+    surrogates (a :data:`~quercus._kernels.schema.Surrogates` record), each with its
+    blocks' starts.
     ``is_cat`` is None when no feature is categorical, as for :func:`search_node`.
     """
     n_out = 1 if regression else n_stats
@@ -106,8 +108,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     cat_maps = np.empty(64, dtype=np.int8)  # (the schema's type of cat_map)
     n_cat = 0
     n_sur = 0
-    sur_i = np.empty((0, 4), dtype=np.int64)
-    sur_f = np.empty((0, 2))
+    max_sur = np.int64(0)  # the most surrogates a split keeps
+    surs = surrogate_table(0)
     # Where the primary split sends each known sample, indexed by sample (only a node's
     # own entries are written, then read).
     direction = np.empty(0)
@@ -115,8 +117,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     sur_features = np.arange(p)
     sur_cat = np.zeros(p, dtype=np.bool_)
     if surrogates is not None:
-        sur_i = np.empty((16, 4), dtype=np.int64)
-        sur_f = np.empty((16, 2))
+        max_sur = np.int64(surrogates[0])
+        surs = surrogate_table(16)
         direction = np.empty(codes.shape[0])
         if is_cat is not None:
             for g in range(p):
@@ -179,11 +181,18 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         h_n = np.empty(m_h, dtype=np.int64)
         stack = [(base, r_idx, r_w, stats0[r], used0[r], np.int64(0), hist0, hist_n0)]
         while len(stack) > 0:
-            # Room for the most children a split makes, made here rather than at each
-            # split: a record reassigned inside the loop below would cost numba a
-            # reference count of each of its arrays at every node.
+            # Room for the most children (and category map entries, and surrogates) a
+            # split makes, made here rather than at each split: a record reassigned inside
+            # the loop below would cost numba a reference count of each of its arrays at
+            # every node.
             nodes = with_room(nodes, count, most)
-            while len(stack) > 0 and count + most <= nodes.kind.shape[0]:
+            surs = with_surrogate_room(surs, n_sur, max_sur)
+            if n_cat + most > cat_maps.shape[0]:
+                cat_maps = grown_vector(cat_maps, max(2 * cat_maps.shape[0], n_cat + most),
+                                        n_cat)
+            while (len(stack) > 0 and count + most <= nodes.kind.shape[0]
+                   and n_sur + max_sur <= surs.sur_feature.shape[0]
+                   and n_cat + most <= cat_maps.shape[0]):
                 slot, idx, wi, stats, used, start, hist, hist_n = stack.pop()
                 presorted = (srt0, slot_of, start, h_bins, h_counts, h_n)
                 m = idx.shape[0]
@@ -253,9 +262,6 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 shares = known_w / known_total if known_total > 0 else known_w
                 cat_map_start = np.int64(-1)
                 if k == CAT_SUBSET:
-                    if n_cat + nbf > cat_maps.shape[0]:
-                        cat_maps = grown_vector(cat_maps, max(2 * cat_maps.shape[0], n_cat + nbf),
-                                                n_cat)
                     for c in range(nbf):
                         cat_maps[n_cat + c] = cat_map[c]
                     cat_map_start = n_cat - cat_base
@@ -264,13 +270,13 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 n_kept = np.int64(0)
                 if surrogates is not None:
                     if k != MULTIWAY and (any_missing or surrogates[1]):
-                        sur_i, sur_f, n_kept = _add_surrogates(
+                        n_kept = _add_surrogates(
                             codes, n_bins, sur_cat, sur_features, bin_lo, bin_hi, bin_offsets, f,
-                            idx, wi, branch, direction, surrogates[0], sur_i, sur_f, n_sur, xv,
+                            idx, wi, branch, direction, max_sur, surs, n_sur, xv,
                             x_row_stride, x_col_stride, x_rows, (srt0, slot_of, start))
                         if any_missing:
                             follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
-                                              sur_i, sur_f, n_sur, n_kept, missing_child, xv,
+                                              surs, n_sur, n_kept, missing_child, xv,
                                               x_row_stride, x_col_stride, x_rows)
                         n_sur += n_kept
                 if missing_mode != 0 and any_missing:  # not FRACTIONAL: one branch for all
@@ -326,27 +332,27 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                         # An empty branch (or one of zero weight) predicts as its parent.
                         as_parent(nodes, first + c, slot, e - s)
     slot_start[n_roots], cat_start[n_roots], sur_start[n_roots] = count, n_cat, n_sur
-    return (nodes, slot_start, cat_maps[:n_cat].copy(), cat_start, sur_i[:n_sur].copy(),
-            sur_f[:n_sur].copy(), sur_start)
+    return (nodes, slot_start, cat_maps[:n_cat].copy(), cat_start,
+            first_surrogates(surs, n_sur), sur_start)
 
 
 @inner
 def _add_surrogates(codes, n_bins, cat, features, bin_lo, bin_hi, bin_offsets, f, idx, wi,
-                    branch, direction, max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride,
+                    branch, direction, max_surrogate, surs, n_sur, xv, x_row_stride,
                     x_col_stride, x_rows, presorted):
     """The node's surrogate splits of primary attribute ``f`` among ``features`` (every
     attribute; ``cat``: which are categorical), searched on its samples of known
     ``branch`` and kept by :func:`keep_surrogates` (the Python grower searches on threads,
     then keeps them alike). ``presorted``: (orders, slot of each attribute, the node's
-    first column) of the subtree's presorted attributes. Returns (sur_i, sur_f, how
-    many)."""
+    first column) of the subtree's presorted attributes. They are written into ``surs``
+    from entry ``n_sur`` (room for ``max_surrogate``); returns how many."""
     m = idx.shape[0]
     n_known = 0
     for i in range(m):
         if branch[i] >= 0:
             n_known += 1
     if n_known == 0:
-        return sur_i, sur_f, 0
+        return 0
     sidx = np.empty(n_known, dtype=np.int64)
     sw = np.empty(n_known)
     j = 0
@@ -361,8 +367,8 @@ def _add_surrogates(codes, n_bins, cat, features, bin_lo, bin_hi, bin_offsets, f
         codes, n_bins, cat, bin_lo, bin_hi, bin_offsets, features, f, sidx, sw, direction,
         (srt, slot_of, start, idx, wi, branch))
     return keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
-                           max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride,
-                           x_col_stride, x_rows)
+                           max_surrogate, surs, n_sur, xv, x_row_stride, x_col_stride,
+                           x_rows)
 
 
 @inner

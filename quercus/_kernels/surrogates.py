@@ -5,9 +5,9 @@ import numpy as np
 from ._jit import inner, kernel
 from .criteria import GINI
 from .histograms import feature_histogram, sorted_histogram_into
-from .schema import CAT_BINARY, NUMERIC
+from .schema import CAT_BINARY, NUMERIC, Surrogates
 from .splits import TIE_EPS, _split_missing, midpoint, resolve_threshold
-from .tables import grown
+from .builder import surrogate_table
 
 
 @kernel(inline="always")
@@ -124,15 +124,14 @@ def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features,
 
 @inner
 def keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
-                    max_surrogate, sur_i, sur_f, n_sur, xv, x_row_stride, x_col_stride,
-                    x_rows):
+                    max_surrogate, surs, n_sur, xv, x_row_stride, x_col_stride, x_rows):
     """Of a node's surrogate candidates (:func:`all_surrogates`' arrays over every
     attribute, searched on its samples ``sidx`` of known primary attribute), those that
     agree with the split better than its majority, best agreement first (ties by column),
-    at most ``max_surrogate``, appended to the tables ``sur_i`` (columns
-    ``schema.SUR_INT_COLUMNS``) and ``sur_f`` (``SUR_FLOAT_COLUMNS``) from row ``n_sur``,
-    grown as needed. A lazy feature's threshold is resolved from the training matrix
-    (``xv`` ..: see :func:`resolve_threshold`). Returns (sur_i, sur_f, how many)."""
+    at most ``max_surrogate``, written into ``surs`` (a
+    :data:`~quercus._kernels.schema.Surrogates` record with room for ``max_surrogate``
+    entries from entry ``n_sur``). A lazy feature's threshold is resolved from the training
+    matrix (``xv`` ..: see :func:`resolve_threshold`). Returns how many."""
     p = agree.shape[0]
     good = np.zeros(p, dtype=np.bool_)
     n_good = 0
@@ -141,9 +140,6 @@ def keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx
             good[g] = True
             n_good += 1
     n_kept = min(n_good, max_surrogate)
-    if n_sur + n_kept > sur_i.shape[0]:
-        cap = max(2 * sur_i.shape[0], n_sur + n_kept)
-        sur_i, sur_f = grown(sur_i, cap, n_sur), grown(sur_f, cap, n_sur)
     for r in range(n_kept):
         g = -1  # the best left: highest agreement, then lowest column
         for h in range(p):
@@ -154,20 +150,21 @@ def keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx
         if kind[g] == NUMERIC and np.isnan(t):
             t = resolve_threshold(codes[:, g], sidx, where[g], n_bins[g], xv, x_row_stride,
                                   x_col_stride, x_rows, g)
-        row = n_sur + r
-        sur_i[row, 0] = g
-        sur_i[row, 1] = kind[g]
-        sur_i[row, 2] = where[g] if kind[g] == CAT_BINARY else -1
-        sur_i[row, 3] = flip[g]
-        sur_f[row, 0] = t
-        sur_f[row, 1] = agree[g]
-    return sur_i, sur_f, n_kept
+        e = n_sur + r
+        surs.sur_feature[e] = g
+        surs.sur_kind[e] = kind[g]
+        surs.sur_threshold[e] = t
+        surs.sur_category[e] = where[g] if kind[g] == CAT_BINARY else -1
+        surs.sur_flip[e] = flip[g]
+        surs.sur_agreement[e] = agree[g]
+    return n_kept
 
 
 @kernel
 def select_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
                       max_surrogate, xv, x_row_stride, x_col_stride, x_rows):
-    """:func:`keep_surrogates` into tables of their own: (sur_i, sur_f), a row each.
+    """:func:`keep_surrogates` into a :data:`~quercus._kernels.schema.Surrogates` record
+    of their own, an entry each.
 
     Examples
     --------
@@ -178,33 +175,33 @@ def select_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, si
     >>> kind, where = np.ones(3, dtype=np.int8), np.array([-1, 0, 0])  # 1: NUMERIC
     >>> thr, flip = np.array([0.0, 2.5, 7.0]), np.array([0, 0, 1], dtype=np.int8)
     >>> no_x = (np.zeros(0), np.zeros(0, dtype=np.float32))
-    >>> sur_i, sur_f = select_surrogates(codes, n_bins, agree, majority, kind, where, thr,
-    ...                                  flip, np.arange(2), 5, no_x, 0, 0,
-    ...                                  np.zeros(0, dtype=np.int64))
-    >>> sur_i[:, 0].tolist(), sur_f[:, 0].tolist()  # attribute 2 agrees less than 1
+    >>> surs = select_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip,
+    ...                          np.arange(2), 5, no_x, 0, 0, np.zeros(0, dtype=np.int64))
+    >>> surs.sur_feature.tolist(), surs.sur_threshold.tolist()  # attribute 2 agrees less
     ([1, 2], [2.5, 7.0])
     """
-    sur_i, sur_f, n = keep_surrogates(
-        codes, n_bins, agree, majority, kind, where, thr, flip, sidx, max_surrogate,
-        np.empty((0, 4), dtype=np.int64), np.empty((0, 2)), 0, xv, x_row_stride,
-        x_col_stride, x_rows)
-    return sur_i[:n], sur_f[:n]  # (tables of exactly n rows: views, no copy)
+    surs = surrogate_table(min(max_surrogate, agree.shape[0]))
+    n = keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
+                        max_surrogate, surs, 0, xv, x_row_stride, x_col_stride, x_rows)
+    # (exactly n entries: views, no copy)
+    return Surrogates(surs.sur_feature[:n], surs.sur_kind[:n], surs.sur_threshold[:n],
+                      surs.sur_category[:n], surs.sur_flip[:n], surs.sur_agreement[:n])
 
 
 @inner
-def follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch, sur_i, sur_f, start,
-                      count, fallback, xv, x_row_stride, x_col_stride, x_rows):
+def follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch, surs, start, count,
+                      fallback, xv, x_row_stride, x_col_stride, x_rows):
     """Send the node's samples ``idx`` that miss the split attribute (``branch`` < 0) by
-    the first of its surrogates (rows ``start .. start + count`` of the tables) whose
+    the first of its surrogates (entries ``start .. start + count`` of ``surs``) whose
     attribute they have, else to ``fallback``: ``branch`` is written in place. A lazy
     feature (no value table) compares the training matrix's value with the threshold."""
     last_bin = np.empty(count, dtype=np.int64)
     lazy = np.zeros(count, dtype=np.bool_)
     for j in range(count):
-        g = sur_i[start + j, 0]
+        g = surs.sur_feature[start + j]
         hi = bin_hi[bin_offsets[g]:bin_offsets[g + 1]]
         lazy[j] = hi.shape[0] < n_bins[g]  # (lazy_features' rule)
-        last_bin[j] = np.searchsorted(hi, sur_f[start + j, 0], side="right") - 1
+        last_bin[j] = np.searchsorted(hi, surs.sur_threshold[start + j], side="right") - 1
     x64, x32 = xv
     for i in range(idx.shape[0]):
         if branch[i] >= 0:
@@ -212,21 +209,21 @@ def follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch, sur_i, su
         s = idx[i]
         out = -1
         for j in range(count):
-            g = sur_i[start + j, 0]
+            g = surs.sur_feature[start + j]
             c = np.int64(codes[s, g])
             if c == n_bins[g]:
                 continue
-            if sur_i[start + j, 1] == NUMERIC:
+            if surs.sur_kind[start + j] == NUMERIC:
                 if lazy[j]:
                     r = x_rows[s] if x_rows.shape[0] > 0 else s
                     a = r * x_row_stride + g * x_col_stride
                     v = x64[a] if x64.shape[0] > 0 else np.float64(x32[a])
-                    go = 1 if v > sur_f[start + j, 0] else 0
+                    go = 1 if v > surs.sur_threshold[start + j] else 0
                 else:
                     go = 1 if c > last_bin[j] else 0
             else:
-                go = 1 if c != sur_i[start + j, 2] else 0
-            if sur_i[start + j, 3]:
+                go = 1 if c != surs.sur_category[start + j] else 0
+            if surs.sur_flip[start + j]:
                 go = 1 - go
             out = go
             break
@@ -234,10 +231,10 @@ def follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch, sur_i, su
 
 
 @kernel
-def route_missing(codes, n_bins, bin_hi, bin_offsets, idx, branch, sur_i, sur_f, fallback,
-                  xv, x_row_stride, x_col_stride, x_rows):
-    """:func:`follow_surrogates` by every row of the tables ``sur_i`` / ``sur_f``: a split
-    node's surrogates, best first (none: every missing sample to ``fallback``).
+def route_missing(codes, n_bins, bin_hi, bin_offsets, idx, branch, surs, fallback, xv,
+                  x_row_stride, x_col_stride, x_rows):
+    """:func:`follow_surrogates` by every entry of ``surs``: a split node's surrogates,
+    best first (none: every missing sample to ``fallback``).
 
     Examples
     --------
@@ -246,13 +243,16 @@ def route_missing(codes, n_bins, bin_hi, bin_offsets, idx, branch, sur_i, sur_f,
     >>> n_bins, offsets = np.array([2, 2]), np.array([0, 2, 4])
     >>> bin_hi = np.array([1.0, 2.0, 1.0, 2.0])  # each bin's largest value
     >>> branch = np.array([-1, -1, 0])
-    >>> sur_i = np.array([[1, 1, -1, 0]])  # attribute 1, NUMERIC (1), not flipped
-    >>> sur_f = np.array([[1.5, 0.9]])     # threshold 1.5
+    >>> from quercus._kernels.builder import surrogate_table
+    >>> surs = surrogate_table(1)  # attribute 1, NUMERIC (1), threshold 1.5, not flipped
+    >>> surs.sur_feature[0], surs.sur_kind[0], surs.sur_threshold[0] = 1, 1, 1.5
+    >>> surs.sur_flip[0] = 0
     >>> no_x = (np.zeros(0), np.zeros(0, dtype=np.float32))
-    >>> route_missing(codes, n_bins, bin_hi, offsets, np.arange(3), branch, sur_i, sur_f, 1,
-    ...               no_x, 0, 0, np.zeros(0, dtype=np.int64))
+    >>> route_missing(codes, n_bins, bin_hi, offsets, np.arange(3), branch, surs, 1, no_x,
+    ...               0, 0, np.zeros(0, dtype=np.int64))
     >>> branch.tolist()  # row 0: bin 0 <= 1.5 goes left; row 1: bin 1 goes right
     [0, 1, 0]
     """
-    follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch, sur_i, sur_f, 0,
-                      sur_i.shape[0], fallback, xv, x_row_stride, x_col_stride, x_rows)
+    follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch, surs, 0,
+                      surs.sur_feature.shape[0], fallback, xv, x_row_stride, x_col_stride,
+                      x_rows)
