@@ -8,8 +8,8 @@ slots (``init_nodes`` then ``write_split``, the subtree kernel's writes), 100 ti
 prints nanoseconds a split (the fastest of 5 repeats):
 
 - ``argument``: the record is the function's argument, never reassigned;
-- ``grown at each split``: ``nodes = new_nodes(...)`` at each split (the kernel before
-  764a96d), never growing here;
+- ``grown at each split``: ``nodes = with_room(...)`` then ``init_nodes`` at each split
+  (the kernel before 764a96d, as ``new_nodes``), never growing here;
 - ``grown if full, in the loop``: ``if full: nodes = with_room(...)`` in the same loop;
 - ``grown before an inner loop``: an outer loop makes room, an inner loop splits while it
   lasts (the kernel since 764a96d);
@@ -22,7 +22,7 @@ import timeit
 import numba
 import numpy as np
 
-from quercus._kernels.builder import init_nodes, leaf_nodes, new_nodes, with_room, write_split
+from quercus._kernels.builder import init_nodes, leaf_nodes, with_room, write_split
 from quercus._kernels.tables import grown
 
 SLOTS = 203
@@ -44,7 +44,8 @@ def grown_at_each_split(nodes, m):
     for _ in range(m):
         count = 1
         while count < 200:
-            nodes = new_nodes(nodes, count, 2, 3)
+            nodes = with_room(nodes, count, 2)
+            init_nodes(nodes, count, 2, 3)
             write_split(nodes, count - 1, 1, 2, 0.5, -1, count, 2, 1.0, 1, 0, 0, 0, -1)
             count += 2
     return nodes.kind.shape[0]

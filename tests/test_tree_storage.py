@@ -327,13 +327,14 @@ def _written_nodes(n, n_out, seed):
 
 
 def test_a_full_compiled_builder_grows_keeping_every_field_of_every_node():
-    # new_nodes lists the fields itself when it grows the record: a field dropped or two
+    # with_room lists the fields itself when it grows the record: a field dropped or two
     # swapped there would show here as another field's values.
-    from quercus._kernels.builder import new_nodes
+    from quercus._kernels.builder import init_nodes, with_room
     from quercus._kernels.schema import LEAF_NODE, NODE_FIELDS
     nodes = _written_nodes(5, 3, seed=1)
     before = [a.copy() for a in nodes]
-    grown = new_nodes(nodes, 5, 4, 7)
+    grown = with_room(nodes, 5, 4)
+    init_nodes(grown, 5, 4, 7)
     assert grown.kind.shape[0] >= 9 and grown is not nodes
     for f, old, new in zip(NODE_FIELDS, before, grown):
         assert new.dtype == old.dtype, f.name
@@ -341,7 +342,8 @@ def test_a_full_compiled_builder_grows_keeping_every_field_of_every_node():
         expected = 7 if f.name == "depth" else getattr(LEAF_NODE, f.name)
         assert (new[5:9] == expected).all(), f.name
     cap = grown.kind.shape[0]
-    same = new_nodes(grown, cap - 1, 1, 2)  # room left: the same record, written in place
+    same = with_room(grown, cap - 1, 1)  # room left: the same record, written in place
+    init_nodes(same, cap - 1, 1, 2)
     assert same is grown and grown.depth[cap - 1] == 2
 
 

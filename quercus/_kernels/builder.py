@@ -103,22 +103,6 @@ def with_room(nodes, count, n_new):
 
 
 @inner
-def new_nodes(nodes, count, n_new, depth):
-    """``nodes`` (of which ``count`` slots are used) with ``n_new`` new leaves at ``depth``
-    after them: the same record, or a bigger copy (:func:`with_room`). Returns the record.
-
-    Examples
-    --------
-    >>> nodes = new_nodes(leaf_nodes(2, 1), 2, 3, 1)
-    >>> nodes.kind.shape[0] >= 5, nodes.depth[2:5].tolist()
-    (True, [1, 1, 1])
-    """
-    nodes = with_room(nodes, count, n_new)
-    init_nodes(nodes, count, n_new, depth)
-    return nodes
-
-
-@inner
 def write_stats(nodes, slot, impurity, weight, n_samples):
     """A node's impurity, weight and number of samples (its value the caller writes: the
     growers make it in their own ways)."""

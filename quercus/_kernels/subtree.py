@@ -18,9 +18,8 @@ surrogates.py).
 import numpy as np
 
 from ._jit import inner, kernel
-from .builder import (as_parent, first_surrogates, init_nodes, leaf_nodes, new_nodes,
-                      surrogate_table, with_room, with_surrogate_room, write_split,
-                      write_stats)
+from .builder import (as_parent, first_surrogates, init_nodes, leaf_nodes, surrogate_table,
+                      with_room, with_surrogate_room, write_split, write_stats)
 from .criteria import GINI, SQUARED_ERROR, impurity
 from .histograms import build_histograms, sorted_positions, subtract_histograms
 from .node import branches, collapses, histogram_plan, settle, subset_map
@@ -140,7 +139,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         # This root's block: its slot first, then the nodes it creates.
         base, cat_base, sur_base = count, np.int64(n_cat), np.int64(n_sur)
         slot_start[r], cat_start[r], sur_start[r] = base, cat_base, sur_base
-        nodes = new_nodes(nodes, count, np.int64(1), depth0[r])
+        nodes = with_room(nodes, count, np.int64(1))
+        init_nodes(nodes, count, np.int64(1), depth0[r])
         count += 1
         r_idx = idx0[root_start[r]:root_start[r + 1]]
         r_w = w0[root_start[r]:root_start[r + 1]]

@@ -5,9 +5,9 @@ import numpy as np
 from ._jit import inner, kernel
 from .criteria import GINI
 from .histograms import feature_histogram, sorted_histogram_into
-from .schema import CAT_BINARY, NUMERIC, Surrogates
+from .schema import CAT_BINARY, NUMERIC
 from .splits import TIE_EPS, _split_missing, midpoint, resolve_threshold
-from .builder import surrogate_table
+from .builder import first_surrogates, surrogate_table
 
 
 @kernel(inline="always")
@@ -183,9 +183,7 @@ def select_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, si
     surs = surrogate_table(min(max_surrogate, agree.shape[0]))
     n = keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
                         max_surrogate, surs, 0, xv, x_row_stride, x_col_stride, x_rows)
-    # (exactly n entries: views, no copy)
-    return Surrogates(surs.sur_feature[:n], surs.sur_kind[:n], surs.sur_threshold[:n],
-                      surs.sur_category[:n], surs.sur_flip[:n], surs.sur_agreement[:n])
+    return first_surrogates(surs, n)
 
 
 @inner
