@@ -12,7 +12,7 @@ plain Python on the builder's arrays. The kernels' surrogate splits are a
 import numpy as np
 
 from ._jit import inner
-from .schema import LEAF_NODE, NO_SURROGATE, Nodes, Surrogates
+from .schema import LEAF_NODE, NODE_TYPES, SUR_TYPES, Nodes, Surrogates
 from .tables import grown, grown_vector
 
 
@@ -27,18 +27,21 @@ def leaf_nodes(capacity, n_out):
     >>> nodes.kind.dtype.name, nodes.value.shape, nodes.first_child.tolist()
     ('int8', (4, 3), [-1, -1, -1, -1])
     """
-    # Each array takes its type from its field's leaf value (a NumPy scalar of the
-    # schema's type), so the schema alone says it.
-    d = LEAF_NODE
-    return Nodes(
-        np.full(capacity, d.kind), np.full(capacity, d.feature), np.full(capacity, d.threshold),
-        np.full(capacity, d.category), np.full(capacity, d.first_child),
-        np.full(capacity, d.n_children), np.full(capacity, d.depth),
-        np.full(capacity, d.n_node_samples), np.full(capacity, d.weighted_n_node_samples),
-        np.full(capacity, d.impurity), np.full((capacity, n_out), d.value),
-        np.full(capacity, d.missing_mode), np.full(capacity, d.missing_child),
-        np.full(capacity, d.sur_start), np.full(capacity, d.sur_count), np.full(capacity, d.rho),
-        np.full(capacity, d.cat_map_start))
+    # np.empty of the schema's types, which other kernels make arrays of too: np.full
+    # would compile a function of its own for each type.
+    t = NODE_TYPES
+    nodes = Nodes(
+        np.empty(capacity, t.kind), np.empty(capacity, t.feature),
+        np.empty(capacity, t.threshold), np.empty(capacity, t.category),
+        np.empty(capacity, t.first_child), np.empty(capacity, t.n_children),
+        np.empty(capacity, t.depth), np.empty(capacity, t.n_node_samples),
+        np.empty(capacity, t.weighted_n_node_samples), np.empty(capacity, t.impurity),
+        np.empty((capacity, n_out), t.value), np.empty(capacity, t.missing_mode),
+        np.empty(capacity, t.missing_child), np.empty(capacity, t.sur_start),
+        np.empty(capacity, t.sur_count), np.empty(capacity, t.rho),
+        np.empty(capacity, t.cat_map_start))
+    init_nodes(nodes, 0, capacity, 0)
+    return nodes
 
 
 @inner
@@ -53,26 +56,29 @@ def init_nodes(nodes, first, n_new, depth):
     >>> nodes.depth[1:].tolist(), nodes.first_child[1:].tolist(), nodes.value[2].tolist()
     ([4, 4], [-1, -1], [0.0, 0.0])
     """
-    # Slices set to a scalar: one vectorised write a field from Python (a multiway split
-    # of a thousand categories makes a thousand leaves), a loop when compiled.
-    d, e = LEAF_NODE, first + n_new
-    nodes.kind[first:e] = d.kind
-    nodes.feature[first:e] = d.feature
-    nodes.threshold[first:e] = d.threshold
-    nodes.category[first:e] = d.category
-    nodes.first_child[first:e] = d.first_child
-    nodes.n_children[first:e] = d.n_children
-    nodes.depth[first:e] = depth
-    nodes.n_node_samples[first:e] = d.n_node_samples
-    nodes.weighted_n_node_samples[first:e] = d.weighted_n_node_samples
-    nodes.impurity[first:e] = d.impurity
-    nodes.value[first:e] = d.value
-    nodes.missing_mode[first:e] = d.missing_mode
-    nodes.missing_child[first:e] = d.missing_child
-    nodes.sur_start[first:e] = d.sur_start
-    nodes.sur_count[first:e] = d.sur_count
-    nodes.rho[first:e] = d.rho
-    nodes.cat_map_start[first:e] = d.cat_map_start
+    # One loop writing every field: one small function to compile (slice assignments
+    # compile numba's general indexing code for each field's type). From Python, the
+    # builder's nodes are few at a time but for a multiway split's.
+    d = LEAF_NODE
+    for i in range(first, first + n_new):
+        nodes.kind[i] = d.kind
+        nodes.feature[i] = d.feature
+        nodes.threshold[i] = d.threshold
+        nodes.category[i] = d.category
+        nodes.first_child[i] = d.first_child
+        nodes.n_children[i] = d.n_children
+        nodes.depth[i] = depth
+        nodes.n_node_samples[i] = d.n_node_samples
+        nodes.weighted_n_node_samples[i] = d.weighted_n_node_samples
+        nodes.impurity[i] = d.impurity
+        for k in range(nodes.value.shape[1]):
+            nodes.value[i, k] = d.value
+        nodes.missing_mode[i] = d.missing_mode
+        nodes.missing_child[i] = d.missing_child
+        nodes.sur_start[i] = d.sur_start
+        nodes.sur_count[i] = d.sur_count
+        nodes.rho[i] = d.rho
+        nodes.cat_map_start[i] = d.cat_map_start
 
 
 @inner
@@ -168,7 +174,7 @@ def as_parent(nodes, slot, parent, n_samples):
 @inner
 def surrogate_table(capacity):
     """A :data:`~quercus._kernels.schema.Surrogates` record of ``capacity`` entries, not
-    yet written (each array typed by its field's schema type).
+    yet written (each array of its field's schema type).
 
     Examples
     --------
@@ -176,10 +182,10 @@ def surrogate_table(capacity):
     >>> surs.sur_kind.dtype.name, surs.sur_threshold.shape
     ('int8', (2,))
     """
-    d = NO_SURROGATE
-    return Surrogates(np.full(capacity, d.sur_feature), np.full(capacity, d.sur_kind),
-                      np.full(capacity, d.sur_threshold), np.full(capacity, d.sur_category),
-                      np.full(capacity, d.sur_flip), np.full(capacity, d.sur_agreement))
+    t = SUR_TYPES
+    return Surrogates(np.empty(capacity, t.sur_feature), np.empty(capacity, t.sur_kind),
+                      np.empty(capacity, t.sur_threshold), np.empty(capacity, t.sur_category),
+                      np.empty(capacity, t.sur_flip), np.empty(capacity, t.sur_agreement))
 
 
 @inner
@@ -195,17 +201,28 @@ def with_surrogate_room(surs, count, n_new):
     """
     if count + n_new <= surs.sur_feature.shape[0]:
         return surs
-    cap = max(2 * surs.sur_feature.shape[0], count + n_new)
-    return Surrogates(
-        grown_vector(surs.sur_feature, cap, count), grown_vector(surs.sur_kind, cap, count),
-        grown_vector(surs.sur_threshold, cap, count), grown_vector(surs.sur_category, cap, count),
-        grown_vector(surs.sur_flip, cap, count), grown_vector(surs.sur_agreement, cap, count))
+    return _grown_surrogates(surs, max(2 * surs.sur_feature.shape[0], count + n_new), count)
 
 
 @inner
 def first_surrogates(surs, n):
     """The first ``n`` entries of ``surs``, a record of copies (the kernel's growing arrays
-    are not handed out)."""
-    return Surrogates(surs.sur_feature[:n].copy(), surs.sur_kind[:n].copy(),
-                      surs.sur_threshold[:n].copy(), surs.sur_category[:n].copy(),
-                      surs.sur_flip[:n].copy(), surs.sur_agreement[:n].copy())
+    are not handed out).
+
+    Examples
+    --------
+    >>> surs = surrogate_table(3)
+    >>> surs.sur_flip[:] = [1, 0, 1]
+    >>> first_surrogates(surs, 2).sur_flip.tolist()
+    [1, 0]
+    """
+    return _grown_surrogates(surs, n, n)
+
+
+@inner
+def _grown_surrogates(surs, n, keep):
+    """A record of ``n`` entries, the first ``keep`` of ``surs`` copied into it."""
+    return Surrogates(
+        grown_vector(surs.sur_feature, n, keep), grown_vector(surs.sur_kind, n, keep),
+        grown_vector(surs.sur_threshold, n, keep), grown_vector(surs.sur_category, n, keep),
+        grown_vector(surs.sur_flip, n, keep), grown_vector(surs.sur_agreement, n, keep))

@@ -100,10 +100,13 @@ Nodes = NamedTuple("Nodes", [(f.name, np.ndarray) for f in NODE_FIELDS])
 # A node just made, field by field: a compiled builder reads these as constants.
 NodeDefaults = NamedTuple("NodeDefaults", [(f.name, f.dtype) for f in NODE_FIELDS])
 LEAF_NODE = NodeDefaults(*(f.dtype(f.leaf) for f in NODE_FIELDS))
+# Each field's type, field by field: what a compiled builder makes its arrays of.
+NodeTypes = NamedTuple("NodeTypes", [(f.name, type) for f in NODE_FIELDS])
+NODE_TYPES = NodeTypes(*(f.dtype for f in NODE_FIELDS))
 # Surrogate splits as one record: the flat sur_* fields' arrays (an entry a surrogate), in
 # the schema's order and types; what the surrogate kernels write and read.
 SUR_FIELDS = tuple(f for f in FLAT_FIELDS if f.name.startswith("sur_"))
 Surrogates = NamedTuple("Surrogates", [(f.name, np.ndarray) for f in SUR_FIELDS])
-# An entry not yet written, field by field: a compiled builder types its arrays by these.
-SurrogateDefaults = NamedTuple("SurrogateDefaults", [(f.name, f.dtype) for f in SUR_FIELDS])
-NO_SURROGATE = SurrogateDefaults(*(f.dtype(f.leaf) for f in SUR_FIELDS))
+# Each field's type: what a compiled builder makes its arrays of.
+SurrogateTypes = NamedTuple("SurrogateTypes", [(f.name, type) for f in SUR_FIELDS])
+SUR_TYPES = SurrogateTypes(*(f.dtype for f in SUR_FIELDS))

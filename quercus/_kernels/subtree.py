@@ -332,7 +332,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                         # An empty branch (or one of zero weight) predicts as its parent.
                         as_parent(nodes, first + c, slot, e - s)
     slot_start[n_roots], cat_start[n_roots], sur_start[n_roots] = count, n_cat, n_sur
-    return (nodes, slot_start, cat_maps[:n_cat].copy(), cat_start,
+    return (nodes, slot_start, grown_vector(cat_maps, n_cat, n_cat), cat_start,
             first_surrogates(surs, n_sur), sur_start)
 
 
