@@ -1,6 +1,8 @@
 """How the kernels are compiled (``quercus/_kernels/_jit.py``): the options every kernel
 shares, and the helpers compiled into their callers only."""
 
+import re
+
 import numba
 import numba.core.caching
 import numpy as np
@@ -33,6 +35,33 @@ def test_inner_helpers_are_no_dispatchers_and_run_as_python_when_called_from_pyt
     assert criteria.stats_weight(counts, criteria.GINI) == 5.0
     # The compiled caller agrees: impurity (a kernel) reads the weight through it.
     assert criteria.impurity(counts, criteria.GINI) == 1.0 - (0.4 ** 2 + 0.6 ** 2)
+
+
+def test_an_inner_helper_is_optimised_in_its_callers_only():
+    """numba optimised a helper's module on its own, then again inside every caller's
+    module: an ``inner`` helper's own module is left as lowered (its calls not inlined),
+    while a kernel calling helpers is optimised whole, the helpers inlined into it."""
+    compiler = _jit._inner_options().get("pipeline_class")
+    assert compiler is not None, "this numba lost the internals _jit._inner_compiler needs"
+
+    @_jit.inner
+    def tripled(x):
+        return 3.0 * x
+
+    def summed(a):
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += tripled(a[i])
+        return s
+
+    alone = numba.njit(pipeline_class=compiler, no_cpython_wrapper=True,
+                       no_cfunc_wrapper=True)(summed)
+    alone.compile("float64(float64[::1])")
+    calls = re.compile(r"call [^\n]*tripled")
+    assert calls.search(alone.inspect_llvm(alone.signatures[0]))  # the call kept
+    kernel = numba.njit(no_cfunc_wrapper=True)(summed)
+    assert kernel(np.arange(3.0)) == 9.0
+    assert not calls.search(kernel.inspect_llvm(kernel.signatures[0]))  # inlined
 
 
 def test_search_node_is_search_features_unpacked():

@@ -229,8 +229,72 @@ def kernel(func=None, **options):
     return wrap if func is None else wrap(func)
 
 
-inner = register_jitable(no_cfunc_wrapper=True)
+def _inner_options():
+    """The ``register_jitable`` options of an ``inner`` helper: no C wrapper, and, where
+    this numba has the internals it needs (:func:`_inner_compiler`), a pipeline that leaves
+    the helper's own code unoptimised."""
+    try:
+        compiler = _inner_compiler()
+    except (ImportError, AttributeError):  # another numba's internals: numba's default
+        return dict(no_cfunc_wrapper=True)
+    return dict(no_cfunc_wrapper=True, pipeline_class=compiler)
+
+
+def _inner_compiler():
+    """numba's nopython pipeline whose lowering marks the function's code library as an
+    ``inner`` helper's, and numba's module optimisation patched to skip such a library.
+
+    numba optimises each compiled function's LLVM module, which links in a copy of every
+    function it calls, and optimises that whole module again in each caller: a helper's
+    code was optimised once on its own and once more at each level of callers above it.
+    An ``inner`` helper never runs on its own (from Python it is the plain function), so
+    only its callers' optimisation counts: the kernel that calls it optimises it with the
+    rest of its module, at numba's full level, as before.
+    """
+    from numba.core import codegen
+    from numba.core.compiler import Compiler, DefaultPassBuilder
+    from numba.core.compiler_machinery import register_pass
+    from numba.core.typed_passes import NativeLowering
+
+    library_class = codegen.CPUCodeLibrary
+    optimize = library_class._optimize_final_module
+    if not getattr(optimize, "_quercus", False):
+        def _optimize_final_module(self):
+            if not getattr(self, "_quercus_inner", False):
+                optimize(self)
+        _optimize_final_module._quercus = True
+        library_class._optimize_final_module = _optimize_final_module
+
+    @register_pass(mutates_CFG=True, analysis_only=False)
+    class InnerLowering(NativeLowering):
+        _name = "quercus_inner_lowering"
+
+        def run_pass(self, state):
+            if state.library is None:
+                state.library = state.targetctx.codegen().create_library(
+                    state.func_id.func_qualname)
+                state.library.enable_object_caching()  # (as numba's own lowering does)
+                state.library._quercus_inner = True
+            return super().run_pass(state)
+
+    class InnerCompiler(Compiler):
+        def define_pipelines(self):
+            pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
+            passes = [(InnerLowering if p is NativeLowering else p, what)
+                      for p, what in pm.passes]
+            if passes == pm.passes:
+                raise AttributeError("no NativeLowering pass in numba's pipeline")
+            pm.passes = passes
+            pm.finalize()
+            return [pm]
+
+    return InnerCompiler
+
+
+inner = register_jitable(**_inner_options())
 inner.__doc__ = """``numba.extending.register_jitable`` without the C wrapper: ``@inner``.
+Compiled only into the kernels that call it, where it is optimised with them (not on its
+own as well: see :func:`_inner_compiler`).
 
 Examples
 --------
