@@ -29,12 +29,19 @@ SLOTS = 203
 
 
 @numba.njit
+def _two_children(nodes, count):
+    """The subtree kernel's writes of one split: node ``count - 1`` split into two new
+    leaves at slots ``count`` and ``count + 1`` (compiled into each variant)."""
+    init_nodes(nodes, count, 2, 3)
+    write_split(nodes, count - 1, 1, 2, 0.5, -1, count, 2, 1.0, 1, 0, 0, 0, -1)
+
+
+@numba.njit
 def argument(nodes, m):
     for _ in range(m):
         count = 1
         while count < 200:
-            init_nodes(nodes, count, 2, 3)
-            write_split(nodes, count - 1, 1, 2, 0.5, -1, count, 2, 1.0, 1, 0, 0, 0, -1)
+            _two_children(nodes, count)
             count += 2
     return nodes.kind.shape[0]
 
@@ -45,8 +52,7 @@ def grown_at_each_split(nodes, m):
         count = 1
         while count < 200:
             nodes = with_room(nodes, count, 2)
-            init_nodes(nodes, count, 2, 3)
-            write_split(nodes, count - 1, 1, 2, 0.5, -1, count, 2, 1.0, 1, 0, 0, 0, -1)
+            _two_children(nodes, count)
             count += 2
     return nodes.kind.shape[0]
 
@@ -58,8 +64,7 @@ def grown_if_full_in_the_loop(nodes, m):
         while count < 200:
             if count + 2 > nodes.kind.shape[0]:
                 nodes = with_room(nodes, count, 2)
-            init_nodes(nodes, count, 2, 3)
-            write_split(nodes, count - 1, 1, 2, 0.5, -1, count, 2, 1.0, 1, 0, 0, 0, -1)
+            _two_children(nodes, count)
             count += 2
     return nodes.kind.shape[0]
 
@@ -71,8 +76,7 @@ def grown_before_an_inner_loop(nodes, m):
         while count < 200:
             nodes = with_room(nodes, count, 2)
             while count < 200 and count + 2 <= nodes.kind.shape[0]:
-                init_nodes(nodes, count, 2, 3)
-                write_split(nodes, count - 1, 1, 2, 0.5, -1, count, 2, 1.0, 1, 0, 0, 0, -1)
+                _two_children(nodes, count)
                 count += 2
     return nodes.kind.shape[0]
 
