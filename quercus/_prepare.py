@@ -64,13 +64,24 @@ def _parses_as_number(text):
     return True
 
 
+def _may_be_number(text):
+    """Whether ``float(text)`` might succeed: its first character after white space is
+    one that a number written for ``float`` starts with."""
+    head = text.lstrip()[:1]
+    return head.isdecimal() or (head != "" and head in "+-.iInN")
+
+
 def _stray_words(cats):
     """The categories of a string column that are not numbers, when most of its distinct
     values are (None otherwise): ``'未知'`` among ages read as text."""
     sample = cats[:100]
     if not all(isinstance(c, str) for c in sample):
         return None
-    # A cheap look first (a fit's time on small data): most columns of words stop here.
+    # Cheap looks first (a fit's time on small data): most columns of words stop at the
+    # first, which counts the values that could parse at all (float() takes a sign, a
+    # digit, a point, inf or nan first), without raising an exception for each word.
+    if sum(map(_may_be_number, sample)) * 2 <= len(sample):
+        return None
     if sum(map(_parses_as_number, sample)) * 2 <= len(sample):
         return None
     is_number = pd.to_numeric(pd.Series(cats, dtype=object), errors="coerce").notna()
@@ -418,8 +429,10 @@ def _fit_categories(col, name, detected=False):
         cats = np.array([False, True], dtype=object)
         codes = np.where(missing, 0, values).astype(np.int8)
     else:
-        # (a pandas string column holds strings or missing values: nothing to check)
-        if values.size and not isinstance(dtype, pd.StringDtype):
+        # (a pandas string column holds strings or missing values, and a column detected
+        # as categorical by its values had them checked then: nothing to check)
+        if values.size and not isinstance(dtype, pd.StringDtype) and not (
+                detected and dtype == object):
             _value_kind(values, name)
         codes, cats = pd.factorize(values, sort=False)
         cats = np.asarray(cats, dtype=object)

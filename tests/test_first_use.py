@@ -143,6 +143,26 @@ def test_a_numeric_column_with_a_stray_word_warns_naming_the_column_and_the_word
     assert issubclass(quercus.DataWarning, UserWarning)
 
 
+# Spellings float() reads, which the stray-word check's first look must not pass over.
+_NUMBERS_FLOAT_READS = [" 12", "-3", "+.5", ".5", "7e3", "inf", "-Infinity", "nan", "NaN",
+                        "1_000", "１２", "٣", "\u20031.5", "\t4\n"]
+
+
+def test_the_stray_word_check_counts_every_spelling_float_reads_as_a_number():
+    from quercus._prepare import _may_be_number
+    for text in _NUMBERS_FLOAT_READS:
+        float(text)  # (each is a number to Python)
+        assert _may_be_number(text), text
+    assert not any(map(_may_be_number, ["未知", "青绿", "", "  ", "x1", "e5", "_1"]))
+
+
+def test_a_column_of_unusual_number_spellings_and_a_word_warns():
+    numbers = [" 12", "-3", "+.5", ".5", "7e3", "inf", "-Infinity", "\u20031.5", "\t4\n"] * 3
+    X = pd.DataFrame({"a": numbers + ["未知"], "b": ["x", "y"] * 14})
+    with pytest.warns(quercus.DataWarning, match=r"Column 'a' looks numeric .*'未知' \(1 row\)"):
+        ID3Classifier().fit(X, ["是", "否"] * 14)
+
+
 def test_a_declared_categorical_column_of_numbers_and_words_does_not_warn():
     X, y = _ages()
     with warnings.catch_warnings():
