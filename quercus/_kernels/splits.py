@@ -301,6 +301,15 @@ def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, 
     entropy, squared error): branch weights kept as scalars and each child's impurity in
     one pass over its stats. ``left`` holds rows ``0..lo_t - 1`` on entry; ``best_left``
     gets its value at the best boundary."""
+    # The two commonest cases with their stats in scalars: the loop below keeps them in
+    # arrays whose length numba does not know, so that every step loops over them and
+    # reads them back from memory (the same sums in the same order: the same bits).
+    if criterion == GINI and total.shape[0] == 2:
+        return _scan_gini_two(counts, n, total, total_n, left, left_n, min_leaf_n,
+                              min_leaf_w, lo_t, hi_t, best_left)
+    if criterion == SQUARED_ERROR:
+        return _scan_squared_error(counts, n, total, total_n, left, left_n, min_leaf_n,
+                                   min_leaf_w, lo_t, hi_t, best_left)
     regression = is_regression(criterion)
     total_w = stats_weight(total, criterion)
     left_w = stats_weight(left, criterion)
@@ -313,6 +322,95 @@ def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, 
         if lower(child, best_child):
             best_t, best_child = t, child
             _copy_into(best_left, left)
+    return best_t
+
+
+@inner
+def _scan_gini_two(counts, n, total, total_n, left, left_n, min_leaf_n, min_leaf_w, lo_t,
+                   hi_t, best_left):
+    """:func:`_scan_known` for Gini on two classes: :func:`_add_row_and_score`'s and
+    :func:`_mass_impurity`'s arithmetic, in their order, on scalars."""
+    t0 = total[0]
+    t1 = total[1]
+    total_w = 0.0
+    total_w += t0
+    total_w += t1
+    l0 = left[0]
+    l1 = left[1]
+    left_w = 0.0
+    left_w += l0
+    left_w += l1
+    best_t = np.int64(-1)
+    best_child = np.inf
+    for t in range(lo_t, hi_t):
+        c0 = counts[t, 0]
+        c1 = counts[t, 1]
+        left_n += n[t]
+        l0 += c0
+        l1 += c1
+        row_w = 0.0
+        row_w += c0
+        row_w += c1
+        left_w = left_w + row_w
+        right_w = total_w - left_w
+        if (left_n < min_leaf_n or total_n - left_n < min_leaf_n or left_w < min_leaf_w
+                or right_w < min_leaf_w or left_w <= 0.0 or right_w <= 0.0):
+            continue
+        r0 = t0 - l0
+        r1 = t1 - l1
+        acc_l = 0.0
+        acc_l += l0 * l0
+        acc_l += l1 * l1
+        acc_r = 0.0
+        acc_r += r0 * r0
+        acc_r += r1 * r1
+        child = (max(left_w - acc_l / left_w, 0.0)
+                 + max(right_w - acc_r / right_w, 0.0)) / total_w
+        if lower(child, best_child):
+            best_t, best_child = t, child
+            best_left[0] = l0
+            best_left[1] = l1
+    left[0] = l0
+    left[1] = l1
+    return best_t
+
+
+@inner
+def _scan_squared_error(counts, n, total, total_n, left, left_n, min_leaf_n, min_leaf_w,
+                        lo_t, hi_t, best_left):
+    """:func:`_scan_known` for squared error (stats: weight, sum of w*y, sum of w*y^2):
+    :func:`_add_row_and_score`'s and :func:`_mass_impurity`'s arithmetic, in their
+    order, on scalars."""
+    total_w = total[0]
+    t1 = total[1]
+    t2 = total[2]
+    l0 = left[0]
+    l1 = left[1]
+    l2 = left[2]
+    best_t = np.int64(-1)
+    best_child = np.inf
+    for t in range(lo_t, hi_t):
+        left_n += n[t]
+        l0 += counts[t, 0]
+        l1 += counts[t, 1]
+        l2 += counts[t, 2]
+        left_w = l0
+        right_w = total_w - left_w
+        if (left_n < min_leaf_n or total_n - left_n < min_leaf_n or left_w < min_leaf_w
+                or right_w < min_leaf_w or left_w <= 0.0 or right_w <= 0.0):
+            continue
+        r1 = t1 - l1
+        r2 = t2 - l2
+        child = (max(l2 - l1 * l1 / left_w, 0.0)
+                 + max(r2 - r1 * r1 / right_w, 0.0)) / total_w
+        if lower(child, best_child):
+            best_t, best_child = t, child
+            best_left[0] = l0
+            best_left[1] = l1
+            best_left[2] = l2
+    left[0] = l0
+    left[1] = l1
+    left[2] = l2
     return best_t
 
 
