@@ -1,11 +1,11 @@
-"""The threshold scans kept in scalars (two-class Gini, squared error) choose the
+"""The threshold scans kept in scalars (two-class Gini and entropy, squared error) choose the
 boundary the general scan over arrays chooses, with the same left sums to the bit (the
 split's scores are computed from those sums afterwards)."""
 
 import numpy as np
 import pytest
 
-from quercus._kernels.criteria import GINI, SQUARED_ERROR
+from quercus._kernels.criteria import ENTROPY, GINI, SQUARED_ERROR
 from quercus._kernels.splits import (_add_row_and_score, _scan_known, lower, stats_weight)
 
 
@@ -29,7 +29,7 @@ def _array_scan(counts, n, total, left, criterion, min_leaf_n, min_leaf_w, lo_t,
 
 def _histogram(rng, nb, criterion):
     w = rng.choice([1.0, 0.5, 2.0 / 3.0, 3.0], size=nb)
-    if criterion == GINI:
+    if criterion != SQUARED_ERROR:
         counts = np.zeros((nb, 2))
         counts[np.arange(nb), rng.integers(0, 2, nb)] = w
         both = rng.random(nb) < 0.3  # (bins holding both classes)
@@ -40,7 +40,8 @@ def _histogram(rng, nb, criterion):
     return counts, rng.integers(1, 4, nb).astype(np.int64)
 
 
-@pytest.mark.parametrize("criterion", [GINI, SQUARED_ERROR], ids=["gini", "squared_error"])
+@pytest.mark.parametrize("criterion", [GINI, ENTROPY, SQUARED_ERROR],
+                         ids=["gini", "entropy", "squared_error"])
 def test_the_scalar_scan_chooses_the_array_scan_s_boundary_and_sums(criterion):
     rng = np.random.default_rng(7)
     for trial in range(60):

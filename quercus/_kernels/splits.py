@@ -24,8 +24,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import inner, kernel
-from .criteria import (GINI, SQUARED_ERROR, is_regression, mass_scan, needs_positive_mean,
-                       split_loss, split_scores, stats_weight)
+from .criteria import (ENTROPY, GINI, SQUARED_ERROR, is_regression, mass_scan,
+                       needs_positive_mean, split_loss, split_scores, stats_weight)
 from .schema import CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, LEARNED, MULTIWAY, NUMERIC
 from .histograms import (compact_histogram, feature_histogram, known_and_missing_totals,
                          slice_histogram, slice_positions, sorted_histogram,
@@ -301,12 +301,12 @@ def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, 
     entropy, squared error): branch weights kept as scalars and each child's impurity in
     one pass over its stats. ``left`` holds rows ``0..lo_t - 1`` on entry; ``best_left``
     gets its value at the best boundary."""
-    # The two commonest cases with their stats in scalars: the loop below keeps them in
+    # The commonest cases with their stats in scalars: the loop below keeps them in
     # arrays whose length numba does not know, so that every step loops over them and
     # reads them back from memory (the same sums in the same order: the same bits).
-    if criterion == GINI and total.shape[0] == 2:
-        return _scan_gini_two(counts, n, total, total_n, left, left_n, min_leaf_n,
-                              min_leaf_w, lo_t, hi_t, best_left)
+    if total.shape[0] == 2 and (criterion == GINI or criterion == ENTROPY):
+        return _scan_two_classes(counts, n, total, total_n, left, left_n, criterion,
+                                 min_leaf_n, min_leaf_w, lo_t, hi_t, best_left)
     if criterion == SQUARED_ERROR:
         return _scan_squared_error(counts, n, total, total_n, left, left_n, min_leaf_n,
                                    min_leaf_w, lo_t, hi_t, best_left)
@@ -326,10 +326,10 @@ def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, 
 
 
 @inner
-def _scan_gini_two(counts, n, total, total_n, left, left_n, min_leaf_n, min_leaf_w, lo_t,
-                   hi_t, best_left):
-    """:func:`_scan_known` for Gini on two classes: :func:`_add_row_and_score`'s and
-    :func:`_mass_impurity`'s arithmetic, in their order, on scalars."""
+def _scan_two_classes(counts, n, total, total_n, left, left_n, criterion, min_leaf_n,
+                      min_leaf_w, lo_t, hi_t, best_left):
+    """:func:`_scan_known` for Gini or entropy on two classes: :func:`_add_row_and_score`'s
+    and :func:`_mass_impurity`'s arithmetic, in their order, on scalars."""
     t0 = total[0]
     t1 = total[1]
     total_w = 0.0
@@ -356,16 +356,8 @@ def _scan_gini_two(counts, n, total, total_n, left, left_n, min_leaf_n, min_leaf
         if (left_n < min_leaf_n or total_n - left_n < min_leaf_n or left_w < min_leaf_w
                 or right_w < min_leaf_w or left_w <= 0.0 or right_w <= 0.0):
             continue
-        r0 = t0 - l0
-        r1 = t1 - l1
-        acc_l = 0.0
-        acc_l += l0 * l0
-        acc_l += l1 * l1
-        acc_r = 0.0
-        acc_r += r0 * r0
-        acc_r += r1 * r1
-        child = (max(left_w - acc_l / left_w, 0.0)
-                 + max(right_w - acc_r / right_w, 0.0)) / total_w
+        child = (_two_class_mass(l0, l1, left_w, criterion)
+                 + _two_class_mass(t0 - l0, t1 - l1, right_w, criterion)) / total_w
         if lower(child, best_child):
             best_t, best_child = t, child
             best_left[0] = l0
@@ -373,6 +365,26 @@ def _scan_gini_two(counts, n, total, total_n, left, left_n, min_leaf_n, min_leaf
     left[0] = l0
     left[1] = l1
     return best_t
+
+
+@inner
+def _two_class_mass(a0, a1, w, criterion):
+    """:func:`_mass_impurity` of a branch of class weights ``a0``, ``a1`` (weight ``w``
+    > 0), Gini or entropy."""
+    acc = 0.0
+    if criterion == GINI:
+        acc += a0 * a0
+        acc += a1 * a1
+        return max(w - acc / w, 0.0)
+    if a0 > 0.0:
+        p = a0 / w
+        if p > 0.0:
+            acc -= a0 * np.log(p)
+    if a1 > 0.0:
+        p = a1 / w
+        if p > 0.0:
+            acc -= a1 * np.log(p)
+    return acc / _LOG2
 
 
 @inner
