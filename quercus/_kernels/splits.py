@@ -329,7 +329,8 @@ def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, 
 def _scan_two_classes(counts, n, total, total_n, left, left_n, criterion, min_leaf_n,
                       min_leaf_w, lo_t, hi_t, best_left):
     """:func:`_scan_known` for Gini or entropy on two classes: :func:`_add_row_and_score`'s
-    and :func:`_mass_impurity`'s arithmetic, in their order, on scalars."""
+    and :func:`_mass_impurity`'s arithmetic, in their order, on scalars (``left`` is
+    left as it came: only ``best_left`` is read afterwards)."""
     t0 = total[0]
     t1 = total[1]
     total_w = 0.0
@@ -353,8 +354,7 @@ def _scan_two_classes(counts, n, total, total_n, left, left_n, criterion, min_le
         row_w += c1
         left_w = left_w + row_w
         right_w = total_w - left_w
-        if (left_n < min_leaf_n or total_n - left_n < min_leaf_n or left_w < min_leaf_w
-                or right_w < min_leaf_w or left_w <= 0.0 or right_w <= 0.0):
+        if not _sizes_ok(left_n, total_n - left_n, left_w, right_w, min_leaf_n, min_leaf_w):
             continue
         child = (_two_class_mass(l0, l1, left_w, criterion)
                  + _two_class_mass(t0 - l0, t1 - l1, right_w, criterion)) / total_w
@@ -362,8 +362,6 @@ def _scan_two_classes(counts, n, total, total_n, left, left_n, criterion, min_le
             best_t, best_child = t, child
             best_left[0] = l0
             best_left[1] = l1
-    left[0] = l0
-    left[1] = l1
     return best_t
 
 
@@ -388,6 +386,21 @@ def _two_class_mass(a0, a1, w, criterion):
 
 
 @inner
+def _squared_error_mass(s1, s2, w):
+    """``w`` times the variance of a branch of sums ``s1`` (w*y) and ``s2`` (w*y^2) and
+    weight ``w`` > 0 (:func:`_mass_impurity`'s squared error)."""
+    return max(s2 - s1 * s1 / w, 0.0)
+
+
+@inner
+def _sizes_ok(left_n, right_n, left_w, right_w, min_leaf_n, min_leaf_w):
+    """Whether both branches of a boundary have the least samples and weight a leaf
+    needs, and some weight (every scan's test)."""
+    return not (left_n < min_leaf_n or right_n < min_leaf_n or left_w < min_leaf_w
+                or right_w < min_leaf_w or left_w <= 0.0 or right_w <= 0.0)
+
+
+@inner
 def _scan_squared_error(counts, n, total, total_n, left, left_n, min_leaf_n, min_leaf_w,
                         lo_t, hi_t, best_left):
     """:func:`_scan_known` for squared error (stats: weight, sum of w*y, sum of w*y^2):
@@ -408,21 +421,15 @@ def _scan_squared_error(counts, n, total, total_n, left, left_n, min_leaf_n, min
         l2 += counts[t, 2]
         left_w = l0
         right_w = total_w - left_w
-        if (left_n < min_leaf_n or total_n - left_n < min_leaf_n or left_w < min_leaf_w
-                or right_w < min_leaf_w or left_w <= 0.0 or right_w <= 0.0):
+        if not _sizes_ok(left_n, total_n - left_n, left_w, right_w, min_leaf_n, min_leaf_w):
             continue
-        r1 = t1 - l1
-        r2 = t2 - l2
-        child = (max(l2 - l1 * l1 / left_w, 0.0)
-                 + max(r2 - r1 * r1 / right_w, 0.0)) / total_w
+        child = (_squared_error_mass(l1, l2, left_w)
+                 + _squared_error_mass(t1 - l1, t2 - l2, right_w)) / total_w
         if lower(child, best_child):
             best_t, best_child = t, child
             best_left[0] = l0
             best_left[1] = l1
             best_left[2] = l2
-    left[0] = l0
-    left[1] = l1
-    left[2] = l2
     return best_t
 
 
@@ -453,8 +460,7 @@ def _add_row_and_score(counts, t, n_t, left, left_n, left_w, total, total_n, tot
         left[k] += counts[t, k]
     left_w = left[0] if regression else left_w + _row_weight(counts, t)
     right_w = total_w - left_w
-    if (left_n < min_leaf_n or total_n - left_n < min_leaf_n or left_w < min_leaf_w
-            or right_w < min_leaf_w or left_w <= 0.0 or right_w <= 0.0):
+    if not _sizes_ok(left_n, total_n - left_n, left_w, right_w, min_leaf_n, min_leaf_w):
         return left_n, left_w, np.inf
     child = (_mass_impurity(left, left_w, total, 1.0, criterion)
              + _mass_impurity(left, right_w, total, -1.0, criterion)) / total_w
@@ -475,9 +481,8 @@ def _mass_impurity(left, w, total, sign, criterion):
     ``total - left`` (``sign`` -1), whose weight is ``w`` > 0: squared error, Gini or
     entropy, the criteria whose ``scan`` is "mass" (the registry's)."""
     if criterion == SQUARED_ERROR:
-        s1 = left[1] if sign > 0 else total[1] - left[1]
-        s2 = left[2] if sign > 0 else total[2] - left[2]
-        return max(s2 - s1 * s1 / w, 0.0)
+        return _squared_error_mass(left[1] if sign > 0 else total[1] - left[1],
+                                   left[2] if sign > 0 else total[2] - left[2], w)
     acc = 0.0
     for k in range(left.shape[0]):
         c = left[k] if sign > 0 else total[k] - left[k]
