@@ -64,49 +64,6 @@ def test_an_inner_helper_is_optimised_in_its_callers_only():
     assert not calls.search(kernel.inspect_llvm(kernel.signatures[0]))  # inlined
 
 
-def test_a_kernel_calls_its_own_optimised_copy_of_a_helper_it_does_not_inline():
-    """A helper that LLVM leaves as a call in a kernel is the kernel's own, optimised,
-    copy (internal to its module). Left "linkonce_odr", as numba links it, the JIT bound
-    the call to the first definition of that name it had loaded: in the process that
-    compiled them, the helper's own unoptimised module, which made every kernel it did not
-    inline into about twice as slow as the same kernel loaded from the disk cache."""
-    assert _jit._inner_options().get("pipeline_class") is not None
-
-    @_jit.inner
-    def churned(a, k):
-        # (big enough, and called four times, for LLVM to keep it a function of its own)
-        out = np.empty(a.shape[0])
-        for i in range(a.shape[0]):
-            x = a[i] * k
-            if x > 2.0:
-                out[i] = np.sqrt(x) + np.log(x) * np.exp(-x) / (1.0 + x * x)
-            elif x > 1.0:
-                out[i] = np.cbrt(x) * np.arcsinh(x) - np.log2(x) / (3.0 + x)
-            elif x > 0.0:
-                out[i] = np.tanh(x) * np.arctan(x) - np.expm1(x) * np.log1p(x * x)
-            elif x > -1.0:
-                out[i] = np.cosh(x) / (1.0 + np.exp2(x)) + np.arccos(x) * np.sin(x)
-            elif x > -2.0:
-                out[i] = np.sinh(x) * np.arctan2(x, 3.0) - np.log10(-x) / (4.0 - x)
-            else:
-                out[i] = np.sqrt(-x) * np.cos(x) + np.sin(x) / (2.0 + x * x)
-        s = 0.0
-        for i in range(out.shape[0]):
-            s += out[i] * (i + 1)
-        return s
-
-    def twice(a):
-        return (churned(a, 1.5) - churned(a, -0.5)) * churned(a, 0.25) + churned(a, -2.0)
-
-    kernel = numba.njit(no_cfunc_wrapper=True)(twice)
-    a = np.linspace(-3.0, 3.0, 7)
-    assert kernel(a) == pytest.approx(twice(a))
-    module = kernel.inspect_llvm(kernel.signatures[0])
-    copies = re.findall(r"^define ([^@]*)@\S*churned", module, re.M)
-    assert re.search(r"call [^\n]*churned", module), "LLVM inlined the helper: no call"
-    assert copies and all("internal" in c and "linkonce" not in c for c in copies), copies
-
-
 def test_search_node_is_search_features_unpacked():
     rng = np.random.default_rng(0)
     n, p = 60, 3

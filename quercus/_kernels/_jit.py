@@ -229,11 +229,6 @@ def kernel(func=None, **options):
     return wrap if func is None else wrap(func)
 
 
-# The names of the functions that ``inner`` helpers' own modules define (see
-# :func:`_inner_compiler`).
-_INNER_SYMBOLS = set()
-
-
 def _inner_options():
     """The ``register_jitable`` options of an ``inner`` helper: no C wrapper, and, where
     this numba has the internals it needs (:func:`_inner_compiler`), a pipeline that leaves
@@ -252,12 +247,10 @@ def _inner_compiler():
     numba optimises each compiled function's LLVM module, which links in a copy of every
     function it calls, and optimises that whole module again in each caller: a helper's
     code was optimised once on its own and once more at each level of callers above it.
-    Only the callers' optimisation of an ``inner`` helper counts: the kernel that calls
-    it optimises it with the rest of its module, at numba's full level, as before, and
-    its copy there is internal to that module, so that no call of the kernel's reaches
-    the helper's own unoptimised code (see the comment below).
+    An ``inner`` helper never runs on its own (from Python it is the plain function), so
+    only its callers' optimisation counts: the kernel that calls it optimises it with the
+    rest of its module, at numba's full level, as before.
     """
-    import llvmlite.binding as ll
     from numba.core import codegen
     from numba.core.compiler import Compiler, DefaultPassBuilder
     from numba.core.compiler_machinery import register_pass
@@ -267,21 +260,8 @@ def _inner_compiler():
     optimize = library_class._optimize_final_module
     if not getattr(optimize, "_quercus", False):
         def _optimize_final_module(self):
-            module = self._final_module
-            if getattr(self, "_quercus_inner", False):
-                _INNER_SYMBOLS.update(fn.name for fn in module.functions
-                                      if not fn.is_declaration)
-                return
-            # A helper's copy linked into this module is "linkonce_odr", and the JIT
-            # binds a call to it that LLVM leaves to the first definition of that name
-            # it loaded: in the process that compiled it, the helper's own unoptimised
-            # module, whose calls to its helpers are calls again. Internal, the call
-            # stays in this module's optimised copy.
-            for fn in module.functions:
-                if (not fn.is_declaration and fn.name in _INNER_SYMBOLS
-                        and fn.linkage == ll.Linkage.linkonce_odr):
-                    fn.linkage = "internal"
-            optimize(self)
+            if not getattr(self, "_quercus_inner", False):
+                optimize(self)
         _optimize_final_module._quercus = True
         library_class._optimize_final_module = _optimize_final_module
 
