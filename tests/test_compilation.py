@@ -64,6 +64,52 @@ def test_an_inner_helper_is_optimised_in_its_callers_only():
     assert not calls.search(kernel.inspect_llvm(kernel.signatures[0]))  # inlined
 
 
+def test_an_inner_helpers_own_module_is_never_loaded_so_kernels_call_their_copies(
+        monkeypatch):
+    """A kernel runs its own, optimised, copy of every helper, in the process that compiled
+    it as in one that loads it from the disk cache. numba links helpers' copies into a
+    kernel as "linkonce_odr", and the JIT binds a call LLVM did not inline to the first
+    definition of that name it loaded: with the helper's own module loaded, that was its
+    unoptimised code, which left every compiling process's kernels about twice as slow."""
+    from numba.core import codegen
+    assert _jit._inner_options().get("pipeline_class") is not None
+    loaded = []
+    add = codegen.JITCPUCodegen._add_module
+    monkeypatch.setattr(codegen.JITCPUCodegen, "_add_module",
+                        lambda self, module: (loaded.append(module.name), add(self, module))[1])
+
+    @_jit.inner
+    def churned(a, k):
+        # (big enough, and called four times, for LLVM to keep it a function of its own)
+        out = np.empty(a.shape[0])
+        for i in range(a.shape[0]):
+            x = a[i] * k
+            if x > 2.0:
+                out[i] = np.sqrt(x) + np.log(x) * np.exp(-x) / (1.0 + x * x)
+            elif x > 0.0:
+                out[i] = np.tanh(x) * np.arctan(x) - np.expm1(x) * np.log1p(x * x)
+            elif x > -2.0:
+                out[i] = np.sinh(x) * np.arctan2(x, 3.0) - np.log10(-x) / (4.0 - x)
+            else:
+                out[i] = np.sqrt(-x) * np.cos(x) + np.sin(x) / (2.0 + x * x)
+        s = 0.0
+        for i in range(out.shape[0]):
+            s += out[i] * (i + 1)
+        return s
+
+    def twice(a):
+        return (churned(a, 1.5) - churned(a, -0.5)) * churned(a, 0.25) + churned(a, -2.0)
+
+    kernel = numba.njit(no_cfunc_wrapper=True)(twice)
+    a = np.linspace(-2.95, 3.05, 7)
+    assert np.isfinite(twice(a)) and kernel(a) == pytest.approx(twice(a))
+    module = kernel.inspect_llvm(kernel.signatures[0])
+    assert re.search(r"call [^\n]*churned", module), "LLVM inlined the helper: no call"
+    assert re.search(r"^define [^\n]*@\S*churned", module, re.M), "no copy in the kernel"
+    assert any("twice" in name for name in loaded), loaded
+    assert not any("churned" in name for name in loaded), loaded
+
+
 def test_search_node_is_search_features_unpacked():
     rng = np.random.default_rng(0)
     n, p = 60, 3

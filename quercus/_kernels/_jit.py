@@ -242,14 +242,22 @@ def _inner_options():
 
 def _inner_compiler():
     """numba's nopython pipeline whose lowering marks the function's code library as an
-    ``inner`` helper's, and numba's module optimisation patched to skip such a library.
+    ``inner`` helper's, and numba's finishing of a code library patched so that such a
+    library is neither optimised nor loaded into the JIT.
 
     numba optimises each compiled function's LLVM module, which links in a copy of every
     function it calls, and optimises that whole module again in each caller: a helper's
     code was optimised once on its own and once more at each level of callers above it.
-    An ``inner`` helper never runs on its own (from Python it is the plain function), so
-    only its callers' optimisation counts: the kernel that calls it optimises it with the
-    rest of its module, at numba's full level, as before.
+    Only the callers' copies of an ``inner`` helper run (from Python it is the plain
+    function): the kernel that calls it optimises its copy with the rest of its module, at
+    numba's full level, as before.
+
+    The helper's own module is not loaded into the JIT either, which saves emitting its
+    machine code and is what makes a kernel run its own copy: numba links the copy as
+    ``linkonce_odr``, and the JIT binds a call that LLVM left (a helper too big to inline)
+    to the first definition of that name it loaded. With the helper's module loaded, that
+    was its unoptimised code, whose own calls are calls again, in every process that
+    compiled its kernels rather than loading them from the disk cache.
     """
     from numba.core import codegen
     from numba.core.compiler import Compiler, DefaultPassBuilder
@@ -258,12 +266,32 @@ def _inner_compiler():
 
     library_class = codegen.CPUCodeLibrary
     optimize = library_class._optimize_final_module
+    finish = library_class._finalize_final_module
+    set_env = codegen.JITCPUCodegen.set_env
     if not getattr(optimize, "_quercus", False):
         def _optimize_final_module(self):
             if not getattr(self, "_quercus_inner", False):
                 optimize(self)
-        _optimize_final_module._quercus = True
+
+        def _finalize_final_module(self):
+            if not getattr(self, "_quercus_inner", False):
+                return finish(self)
+            # numba's checks, without adding the module to the JIT: its callers link it in.
+            self._finalize_dynamic_globals()
+            self._verify_declare_only_symbols()
+            self._finalized = True
+
+        def _set_env(self, env_name, env):
+            # An inner helper's environment global is in no loaded module (as with kernels
+            # loaded from the disk cache, whose helpers' copies leave theirs unset).
+            if self._engine.is_symbol_defined(env_name):
+                set_env(self, env_name, env)
+
+        for f in (_optimize_final_module, _finalize_final_module, _set_env):
+            f._quercus = True
         library_class._optimize_final_module = _optimize_final_module
+        library_class._finalize_final_module = _finalize_final_module
+        codegen.JITCPUCodegen.set_env = _set_env
 
     @register_pass(mutates_CFG=True, analysis_only=False)
     class InnerLowering(NativeLowering):
