@@ -370,19 +370,25 @@ def _two_class_mass(a0, a1, w, criterion):
     """:func:`_mass_impurity` of a branch of class weights ``a0``, ``a1`` (weight ``w``
     > 0), Gini or entropy."""
     acc = 0.0
+    acc += _class_term(a0, w, criterion)
+    acc += _class_term(a1, w, criterion)
     if criterion == GINI:
-        acc += a0 * a0
-        acc += a1 * a1
         return max(w - acc / w, 0.0)
-    if a0 > 0.0:
-        p = a0 / w
-        if p > 0.0:
-            acc -= a0 * np.log(p)
-    if a1 > 0.0:
-        p = a1 / w
-        if p > 0.0:
-            acc -= a1 * np.log(p)
     return acc / _LOG2
+
+
+@inner
+def _class_term(c, w, criterion):
+    """One class's term in the sum of :func:`_mass_impurity` and :func:`_two_class_mass`,
+    for class weight ``c`` in a branch of weight ``w`` > 0: ``c * c`` (Gini), or
+    ``-c * log(c / w)`` (entropy, nats; 0 for an empty class)."""
+    if criterion == GINI:
+        return c * c
+    if c > 0.0:
+        p = c / w
+        if p > 0.0:
+            return -(c * np.log(p))
+    return 0.0
 
 
 @inner
@@ -485,13 +491,7 @@ def _mass_impurity(left, w, total, sign, criterion):
                                    left[2] if sign > 0 else total[2] - left[2], w)
     acc = 0.0
     for k in range(left.shape[0]):
-        c = left[k] if sign > 0 else total[k] - left[k]
-        if criterion == GINI:
-            acc += c * c
-        elif c > 0.0:
-            p = c / w
-            if p > 0.0:
-                acc -= c * np.log(p)
+        acc += _class_term(left[k] if sign > 0 else total[k] - left[k], w, criterion)
     if criterion == GINI:
         return max(w - acc / w, 0.0)
     return acc / _LOG2
