@@ -266,9 +266,10 @@ def _inner_compiler():
 
     library_class = codegen.CPUCodeLibrary
     optimize = library_class._optimize_final_module
-    finish = library_class._finalize_final_module
-    set_env = codegen.JITCPUCodegen.set_env
-    if not getattr(optimize, "_quercus", False):
+    if not getattr(optimize, "_quercus", False):  # (the three are patched together)
+        finish = library_class._finalize_final_module
+        set_env = codegen.JITCPUCodegen.set_env
+
         def _optimize_final_module(self):
             if not getattr(self, "_quercus_inner", False):
                 optimize(self)
@@ -287,8 +288,7 @@ def _inner_compiler():
             if self._engine.is_symbol_defined(env_name):
                 set_env(self, env_name, env)
 
-        for f in (_optimize_final_module, _finalize_final_module, _set_env):
-            f._quercus = True
+        _optimize_final_module._quercus = True
         library_class._optimize_final_module = _optimize_final_module
         library_class._finalize_final_module = _finalize_final_module
         codegen.JITCPUCodegen.set_env = _set_env
