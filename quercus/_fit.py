@@ -244,8 +244,7 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
         cfg.risk_loss = RISK_IMPURITY if target.regression else RISK_CODES[params.ccp_loss]
         cfg.risk_floor = (growth_floor(params, target, data, cfg) if risk_floor is None
                           else risk_floor)
-        rng = growth_rng(params, cfg, p)
-        tree, pre_log = grow(data, cfg, rng, val)
+        tree, pre_log = grow(data, cfg, growth_seed(params, cfg, p), val)
         explain_data = data if n * p <= EXPLAIN_CACHE_CELLS else None
         # Pruning needs no bins but the folds' codes: on big data their memory goes
         # before the pruning's.
@@ -460,13 +459,26 @@ def draws_at_random(params, max_features, n_features):
             or isinstance(params.random_state, np.random.RandomState))
 
 
-def growth_rng(params, cfg, n_features):
-    """The generator growth draws from (``max_features``, the random splitter), or None
-    when it draws nothing (:func:`draws_at_random`)."""
+def growth_seed(params, cfg, n_features):
+    """The seed the nodes' random draws are keyed from (``max_features``, the random
+    splitter: :mod:`quercus._kernels.draws`), drawn from ``random_state``; None when
+    growth draws nothing (:func:`draws_at_random`).
+
+    Examples
+    --------
+    >>> import types
+    >>> from quercus import CARTClassifier
+    >>> cfg = types.SimpleNamespace(max_features=4)  # (of 4 features: no draw of them)
+    >>> est = CARTClassifier(splitter="random", random_state=0)
+    >>> growth_seed(est, cfg, 4) == growth_seed(est, cfg, 4)
+    True
+    >>> growth_seed(CARTClassifier(), cfg, 4) is None
+    True
+    """
     if draws_at_random(params, cfg.max_features, n_features):
-        # A generator is made only when growth draws from it (seeding one is a noticeable
-        # part of a small cross-validation fold's fit).
-        return np.random.default_rng(check_random_state(params.random_state).randint(2**31))
+        # Drawn only when growth draws (a RandomState is a noticeable part of a small
+        # cross-validation fold's fit).
+        return int(check_random_state(params.random_state).randint(2**31))
     return None
 
 

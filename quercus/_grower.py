@@ -18,6 +18,7 @@ from ._kernels.absolute import ae_category_order, ae_search_node
 from ._kernels.complexity import weighted_risk
 from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR, impurity,
                                 criterion_code)  # noqa: F401 (criterion_code: re-export)
+from ._kernels.draws import child_key, node_draws, root_key
 from ._kernels.histograms import class_totals, fill_histograms, subtract_histograms
 from ._kernels.node import may_split as _may_split_rule
 from ._kernels.node import plan_histograms, scan_order, settle_node, split_branches
@@ -294,12 +295,12 @@ class Validation:
     w: np.ndarray
 
 
-def grow(data, cfg, rng, validation=None):
-    """Grow a tree on ``data`` with ``cfg``; ``rng`` is a numpy Generator (max_features,
-    random splitter; None when neither is used). With ``cfg.pre_prune``, a node is split
-    only when the split lowers the error on ``validation`` (strictly, unless
-    ``cfg.strict`` is False). Returns (:class:`TreeArrays`, the list of splits pre-pruning
-    refused)."""
+def grow(data, cfg, seed, validation=None):
+    """Grow a tree on ``data`` with ``cfg``; ``seed`` (a non-negative int) keys the nodes'
+    random draws (``max_features``, the random splitter: :mod:`quercus._kernels.draws`),
+    None when there are none. With ``cfg.pre_prune``, a node is split only when the split
+    lowers the error on ``validation`` (strictly, unless ``cfg.strict`` is False). Returns
+    (:class:`TreeArrays`, the list of splits pre-pruning refused)."""
     n, p = data.codes.shape
     # What encoding and binning freed stays in the C allocator's heap, where a tree grown
     # in memory maps (or by other threads) cannot reuse it: handed back first, so that it
@@ -307,18 +308,20 @@ def grow(data, cfg, rng, validation=None):
     _memory.release_if_big(n * p)
     in_kernel = subtree_allowed(cfg, p)
     limit = subtree_limit(n, data.is_regression)
+    key0 = root_key(seed) if draws_per_node(cfg, p) else 0
     if in_kernel and n <= limit:
         # The whole tree in one kernel call, its tables taken as they are (a small fit:
         # the builder and the splice would cost more than growing it).
-        return _table_tree(*whole_tree_tables(data, cfg)), []
+        return _table_tree(*whole_tree_tables(data, cfg, key0)), []
     idx0 = np.arange(n, dtype=np.int64)
     w0 = data.w  # (no kernel writes a node's weights: no copy, 8 bytes a row less)
     stats0 = _root_stats(data)
     total_w = float(w0.sum())
     floor_w = risk_floor_weight(cfg, total_w)
     # A split that collapses at the floor is not made (an economy: the subtrees from the
-    # floor up are the same) where nothing else depends on the node's growth: with no
-    # random draws to shift and a criterion whose children's risk its stats give.
+    # floor up are the same) where nothing else depends on the node's growth: no
+    # validation test, and a criterion whose children's risk its stats give. (A node's
+    # random draws depend on its key only, not on the nodes grown before it.)
     collapse_floor = floor_w if in_kernel else 0.0
     tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)
@@ -338,7 +341,7 @@ def grow(data, cfg, rng, validation=None):
     # ones: views of ``data.w``, not lists of their own (8 bytes a pending row less, and
     # none made at a split).
     unit = not may_spread(data, cfg) and bool((data.w == 1.0).all())
-    stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0)]
+    stack = [(root, idx0, w0, stats0, np.zeros(p, dtype=bool), val0, hist0, key0)]
     # The stack holds the root's samples only until the root is split (8 bytes a row; its
     # weights are the fit's own).
     del idx0, w0, hist0
@@ -354,9 +357,9 @@ def grow(data, cfg, rng, validation=None):
         # searched node split, its children pushed for the steps to come.
         frontier = []
         for _ in range(min(width, len(stack))):
-            node, idx, wi, stats, used, val, hist = stack.pop()
+            node, idx, wi, stats, used, val, hist, key = stack.pop()
             if in_kernel and idx.size <= limit:
-                deferred.append((node, idx, wi, stats, used))
+                deferred.append((node, idx, wi, stats, used, key))
                 continue
             value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
             depth = int(tree["depth"][node])
@@ -369,16 +372,13 @@ def grow(data, cfg, rng, validation=None):
             features = all_features[~used]
             if not searchable or features.size == 0:
                 continue
-            if cfg.max_features < features.size:
-                features = np.sort(rng.choice(features, size=cfg.max_features,
-                                              replace=False))
-            uniforms = (rng.random(features.size) if cfg.random_splitter
-                        else np.full(features.size, -1.0))
+            features, uniforms = node_draws(features, cfg.max_features,
+                                            cfg.random_splitter, key)
             frontier.append(_Pending(node, [idx, wi], stats, used, val, hist, imp, weight,
-                                     depth, features, uniforms))
+                                     depth, features, uniforms, key))
         del idx, wi, hist
         found = _search_frontier(data, cfg, layout, frontier, stream)
-        splits = []
+        splits, keys = [], []
         for pending, cands in zip(frontier, found):
             best = choose_split(cands.found, cands.decrease, cands.split_info, cfg.gain_ratio)
             if best >= 0 and (pending.weight / total_w * cands.decrease[best] + TIE_EPS
@@ -387,15 +387,16 @@ def grow(data, cfg, rng, validation=None):
                                     validation, unit, log)
                 if split is not None:
                     splits.append(split)
+                    keys.append(pending.key)
             pending.rows.clear()  # (a node's rows go with its step, split or not)
             pending.hist = None
         del frontier, found
         # The children's histograms, all in one call: the step's histogram work is a sum
         # over rows. Then the children are pushed, each node's first child on top.
         hists = _step_histograms(data, layout, splits)
-        for (kids, _), kid_hists in zip(splits, hists):
+        for (kids, _), kid_hists, key in zip(splits, hists, keys):
             for c, item in reversed(kids):
-                stack.append(item + (kid_hists[c] if c < 2 else None,))
+                stack.append(item + (kid_hists[c] if c < 2 else None, child_key(key, c)))
         del splits, hists
     if deferred:
         _memory.release_if_big(n * p)  # (what the top nodes' searches freed)
@@ -406,11 +407,11 @@ def grow(data, cfg, rng, validation=None):
 class _Pending:
     """A node of a step's frontier, settled and to be searched: its samples and weights
     (``rows``, a list the split empties), stats, the multiway attributes used above it,
-    its validation rows, histograms, impurity, weight, depth and the features to search
-    with their random-splitter draws."""
+    its validation rows, histograms, impurity, weight, depth, the features to search
+    with their random-splitter draws, and its key (:mod:`quercus._kernels.draws`)."""
 
     __slots__ = ("node", "rows", "stats", "used", "val", "hist", "imp", "weight", "depth",
-                 "features", "uniforms")
+                 "features", "uniforms", "key")
 
     def __init__(self, *values):
         for name, value in zip(self.__slots__, values):
@@ -510,10 +511,16 @@ def may_spread(data, cfg):
 
 
 def subtree_allowed(cfg, p):
-    """Whether ``grow_subtree`` can grow small nodes: no per-node randomness or validation,
-    and a criterion scored from histograms."""
-    return (cfg.criterion != ABSOLUTE_ERROR and not cfg.pre_prune
-            and not cfg.random_splitter and cfg.max_features >= p)
+    """Whether ``grow_subtree`` can grow small nodes: no validation test at each node, and
+    a criterion scored from histograms. (``p``: the number of features; random draws are
+    the kernel's too.)"""
+    return cfg.criterion != ABSOLUTE_ERROR and not cfg.pre_prune
+
+
+def draws_per_node(cfg, p):
+    """Whether growth draws at random at each node (of ``p`` features): the random
+    splitter, or ``max_features`` below ``p``."""
+    return cfg.random_splitter or cfg.max_features < p
 
 
 def _grow_below(data, cfg, tree, deferred, total_w):
@@ -588,14 +595,14 @@ def subtree_node_bound(data, cfg, sizes):
     return total
 
 
-def whole_tree_tables(data, cfg):
+def whole_tree_tables(data, cfg, key=0):
     """The kernel's tables (``grow_subtree``'s: slot j is node j) of the tree of ``data``
     grown in one call, as :func:`grow` grows a small fit (``subtree_allowed``, at most
     ``subtree_limit`` rows): what a cross-validation fold is scored from, with no
-    :class:`TreeArrays` made."""
+    :class:`TreeArrays` made. ``key``: the root's (its random draws')."""
     n, p = data.codes.shape
     root = (0, np.arange(n, dtype=np.int64), data.w, _root_stats(data),
-            np.zeros(p, dtype=bool))
+            np.zeros(p, dtype=bool), key)
     # (Below HIST_MIN_SAMPLES rows no node keeps dense histograms: no layout to work out.)
     layout = subtree_layout(data, cfg, dense=n >= HIST_MIN_SAMPLES)
     return _subtree(data, cfg, layout, root, 0, float(data.w.sum()))
@@ -622,21 +629,26 @@ def subtree_layout(data, cfg, dense=True):
 
 def _subtree(data, cfg, layout, item, depth, total_w):
     """The kernel's (nodes, count, cat_map, surs) of the subtree below a
-    deferred node ``item`` (node, samples, weights, stats, attributes used above) at
+    deferred node ``item`` (node, samples, weights, stats, attributes used above, key) at
     ``depth``: see ``grow_subtree``. ``layout``: :func:`subtree_layout`."""
-    _, idx, wi, stats, used = item
+    _, idx, wi, stats, used, key = item
     nodes, slots, cat_map, _, surs, _ = subtree_blocks(
         data, cfg, layout, idx, wi, np.array([0, idx.size]), stats[None], used[None],
-        np.array([depth]), np.array([total_w]))
+        np.array([depth]), np.array([total_w]), np.array([key], dtype=np.int64))
     return nodes, int(slots[1]), cat_map, surs
 
 
-def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, total_w):
+def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, total_w,
+                   keys=None):
     """``grow_subtree``'s tables of the subtrees below several roots, grown in one call:
     root r has the samples ``idx[root_start[r]:root_start[r + 1]]`` (weights ``w``
     alike), stats ``stats[r]``, attributes ``used[r]`` used above it, depth ``depth[r]``,
-    and its tree's root weighs ``total_w[r]`` (which scales ``cfg``'s floor)."""
+    key ``keys[r]`` (its random draws'; None: no draws), and its tree's root weighs
+    ``total_w[r]`` (which scales ``cfg``'s floor)."""
     presort, dense, hist_offsets = layout
+    draws = None
+    if draws_per_node(cfg, data.codes.shape[1]):
+        draws = (keys, np.int64(cfg.max_features), bool(cfg.random_splitter))
     return grow_subtree(
         data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi, data.bin_offsets,
         data.y, data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
@@ -645,7 +657,7 @@ def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, to
         cfg.min_objects, total_w, idx, w, root_start, stats, used, depth, presort,
         dense, hist_offsets, HIST_MIN_SAMPLES, risk_floor_weight(cfg, total_w), cfg.risk_loss,
         _surrogate_args(data, cfg), *data.value_args,
-        max(64, idx.size // NODE_ROOM_ROWS))
+        max(64, idx.size // NODE_ROOM_ROWS), draws)
 
 
 def _surrogate_args(data, cfg):

@@ -120,6 +120,15 @@ CLASSIFIERS = [
      _mixed_categorical),
     ("textbook-c45", lambda: C45Classifier(pruning=None), lambda: load_watermelon("3.0")),
     ("textbook-id3", lambda: ID3Classifier(), lambda: load_watermelon("2.0")),
+    # Random draws: a node's depend on its key alone, whichever grower grows it.
+    ("max-features", lambda: DecisionTreeClassifier(max_features=12, random_state=0),
+     _digits),
+    ("random-splitter-surrogates", lambda: CARTClassifier(splitter="random", random_state=1),
+     lambda: _digits(0.1)),
+    ("random-both-categorical", lambda: CARTClassifier(
+        splitter="random", max_features=2, random_state=2), _mixed_categorical),
+    ("random-c45-fractional", lambda: C45Classifier(
+        pruning=None, splitter="random", max_features=3, random_state=3), _mixed_categorical),
 ]
 
 
@@ -153,6 +162,8 @@ REGRESSORS = [
     ("surrogate-always", lambda: CARTRegressor(surrogates="always", max_depth=6)),
     ("ordered-fractional", lambda: DecisionTreeRegressor(missing_strategy="fractional",
                                                          max_depth=8)),
+    ("max-features", lambda: CARTRegressor(max_features=3, random_state=0)),
+    ("random-splitter", lambda: DecisionTreeRegressor(splitter="random", random_state=4)),
 ]
 
 
@@ -181,8 +192,8 @@ def test_subtree_kernel_is_not_used_where_python_does_per_node_work():
     assert subtree_allowed(_cfg(), 5)
     assert subtree_allowed(_cfg(missing_mode=1, max_surrogate=0), 5)
     assert subtree_allowed(_cfg(missing_mode=1, max_surrogate=5), 5)  # surrogates too
-    assert not subtree_allowed(_cfg(random_splitter=True), 5)  # draws per node
-    assert not subtree_allowed(_cfg(max_features=3), 5)  # draws per node
+    assert subtree_allowed(_cfg(random_splitter=True), 5)  # draws by the node's key
+    assert subtree_allowed(_cfg(max_features=3), 5)
     assert not subtree_allowed(_cfg(pre_prune=True), 5)  # validation set
     assert not subtree_allowed(_cfg(criterion=4), 5)  # absolute error
 
@@ -421,8 +432,9 @@ def test_the_kernel_s_tree_does_not_depend_on_the_room_it_starts_with(monkeypatc
     real, capacities = grower.grow_subtree, []
 
     def one_slot(*args):
-        capacities.append(args[-1])
-        return real(*args[:-1], 1)
+        *before, capacity, draws = args
+        capacities.append(capacity)
+        return real(*before, 1, draws)
 
     monkeypatch.setattr(grower, "grow_subtree", one_slot)
     cramped = _with_limit(monkeypatch, 10**9, make(), X, y)

@@ -8,9 +8,10 @@ contiguously when their parent splits) and the same rules: whether a node is sea
 how a split routes its samples are the functions of :mod:`quercus._kernels.node`, which
 the Python grower calls too. So the tree is the same.
 
-It serves every configuration without per-node randomness or Python-side work: no
-``max_features`` draw, no random splitter, no validation set (pre-pruning), no absolute
-error. The grower checks that. rpart's surrogate splits are kept and followed by the same
+It serves every configuration without Python-side work at a node: no validation set
+(pre-pruning), no absolute error. The grower checks that. A node's random draws
+(``max_features``, the random splitter) are made from its key, as the Python grower makes
+them (:mod:`quercus._kernels.draws`). rpart's surrogate splits are kept and followed by the same
 helpers as the Python grower's (``keep_surrogates`` and ``follow_surrogates`` in
 surrogates.py).
 """
@@ -21,6 +22,7 @@ from ._jit import inner, kernel
 from .builder import (as_parent, first_surrogates, init_nodes, leaf_nodes, surrogate_table,
                       with_room, with_surrogate_room, write_split, write_stats)
 from .criteria import GINI, SQUARED_ERROR, impurity
+from .draws import child_key, node_draws
 from .histograms import build_histograms, sorted_positions, subtract_histograms
 from .node import branches, collapses, histogram_plan, settle, subset_map
 from .partition import scatter
@@ -50,7 +52,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
                  total_w, idx0, w0, root_start, stats0, used0, depth0, can_presort,
                  dense_features, hist_offsets, hist_min_samples, risk_floor, risk_loss,
-                 surrogates, xv, x_row_stride, x_col_stride, x_rows, capacity):
+                 surrogates, xv, x_row_stride, x_col_stride, x_rows, capacity, draws):
     """Grow the subtrees below one or more nodes (roots), each as the Python grower would.
 
     Root ``r`` has the samples ``idx0[root_start[r]:root_start[r + 1]]`` (weights ``w0``
@@ -92,6 +94,11 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     A numeric feature without a value table (``bin_features(..., lazy=True)``) gets its
     threshold from the training matrix (``xv``, ``x_row_stride``, ``x_col_stride``,
     ``x_rows``: see :func:`resolve_threshold`; an empty ``xv`` when no feature needs it).
+
+    ``draws``: (keys, max_features, random_splitter) when the nodes draw at random, root
+    ``r``'s key ``keys[r]`` (:mod:`quercus._kernels.draws`: a node's draws depend on its
+    key alone, so they are the Python grower's); None: no draws (and their code is not
+    compiled).
 
     Returns (nodes, slot_start, cat_map, cat_start, surs, sur_start): the nodes (slots
     past ``slot_start[-1]`` unused), the categories' children of ordered splits and the
@@ -179,7 +186,10 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         h_bins = np.empty(m_h, dtype=np.int64)
         h_counts = np.empty((m_h, n_stats))
         h_n = np.empty(m_h, dtype=np.int64)
-        stack = [(base, r_idx, r_w, stats0[r], used0[r], np.int64(0), hist0, hist_n0)]
+        key0 = np.int64(0)
+        if draws is not None:
+            key0 = draws[0][r]
+        stack = [(base, r_idx, r_w, stats0[r], used0[r], np.int64(0), hist0, hist_n0, key0)]
         while len(stack) > 0:
             # Room for the most children (and category map entries, and surrogates) a
             # split makes, made here rather than at each split: a record reassigned inside
@@ -193,7 +203,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             while (len(stack) > 0 and count + most <= nodes.kind.shape[0]
                    and n_sur + max_sur <= surs.sur_feature.shape[0]
                    and n_cat + most <= cat_maps.shape[0]):
-                slot, idx, wi, stats, used, start, hist, hist_n = stack.pop()
+                slot, idx, wi, stats, used, start, hist, hist_n, key = stack.pop()
                 presorted = (srt0, slot_of, start, h_bins, h_counts, h_n)
                 m = idx.shape[0]
                 imp = impurity(stats, criterion)
@@ -221,10 +231,19 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                     if not used[f]:
                         features[j] = f
                         j += 1
-                found, kind, res, o_ints = search_at(
-                    codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
-                    n_stats, criterion, cat_mode, missing_mode, min_samples_leaf, min_weight_leaf,
-                    None, min_objects, hist, hist_n, hist_offsets, None, presorted, work)
+                if draws is None:
+                    found, kind, res, o_ints = search_at(
+                        codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi,
+                        y, y2, n_stats, criterion, cat_mode, missing_mode, min_samples_leaf,
+                        min_weight_leaf, None, min_objects, hist, hist_n, hist_offsets, None,
+                        presorted, work)
+                else:
+                    features, uniforms = node_draws(features, draws[1], draws[2], key)
+                    found, kind, res, o_ints = search_at(
+                        codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi,
+                        y, y2, n_stats, criterion, cat_mode, missing_mode, min_samples_leaf,
+                        min_weight_leaf, uniforms, min_objects, hist, hist_n, hist_offsets,
+                        None, presorted, work)
                 # (The packed columns read in place: no copy of each per node.)
                 best = choose_split(found, res[:, RES_DECREASE], res[:, RES_INFO], gain_ratio)
                 if best < 0:
@@ -327,7 +346,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                         if c < 2:
                             h, hn = c_hist[c], c_hist_n[c]
                         stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
-                                      child_stats[c].copy(), child_used, start + s, h, hn))
+                                      child_stats[c].copy(), child_used, start + s, h, hn,
+                                      child_key(key, c)))
                     else:
                         # An empty branch (or one of zero weight) predicts as its parent.
                         as_parent(nodes, first + c, slot, e - s)
