@@ -76,7 +76,9 @@ _COMMON_PARAMS_DOC = """    splitter : {"best", "random"}, default="best"
         Threads for the split search and for prediction: None or -1 all cores, -2 all but
         one. The tree does not depend on it: each feature is searched by one thread.
     random_state : int, RandomState or None, default=None
-        Seeds ``max_features``, ``splitter="random"`` and the cross-validation folds.
+        Seeds ``max_features``, ``splitter="random"`` and the cross-validation folds. A
+        node's draws depend on the seed and the node's place in the tree only, so the
+        tree is the same on any number of threads.
 """
 
 

@@ -348,8 +348,8 @@ def grow(data, cfg, seed, validation=None):
     log = []  # pre-pruning decisions
     deferred = []  # small nodes whose subtrees the kernel grows once the top is done
     # Nodes taken off the stack at each step: a constant, so that the node numbering
-    # does not depend on the machine. One at a time where a node's random draws or its
-    # validation test must come in the order of a depth-first walk.
+    # does not depend on the machine. One at a time where a node's validation test must
+    # come in the order of a depth-first walk.
     width = FRONTIER_WIDTH if in_kernel else 1
     while stack:
         # The step's frontier: each node settled (leaf, small node for the kernel, or to
