@@ -54,8 +54,9 @@ PARALLEL_MIN_CELLS = 100_000
 # and the tree must be the same, numbered alike, on any number of them ...
 SUBTREE_MAX_SAMPLES = 2048
 # The most big nodes one step of the Python grower searches together. Several were no
-# faster than one on two cores (exact mode was slower: docs/internals.md), and one keeps
-# the depth-first numbering; a fit over partitions would take a whole level a step.
+# faster than one on two cores, and slower in exact mode (benchmarks/results/
+# design_choices.md); one keeps the depth-first numbering. A fit over partitions would take
+# a whole level a step.
 FRONTIER_WIDTH = 1
 SUBTREES_PER_FIT = 8
 # ... but no more than this many: a subtree's presorted orders (exact attributes with more

@@ -10,7 +10,7 @@ as NumPy adds them (:func:`numpy_sum`), then ``held_out_moments``.
 ``tests/test_pruning.py`` compares the tables with the Python path's to the bit.
 
 (Growing the fold in the same kernel call would link ``grow_subtree``'s code into it and
-compile it again for each of its variants: see docs/internals.md.)
+compile it again for each of its variants: benchmarks/results/design_choices.md.)
 """
 
 import numpy as np

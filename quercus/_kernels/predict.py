@@ -16,7 +16,7 @@ from .schema import CAT_BINARY, CAT_SUBSET, FRACTIONAL, LEAF, LEARNED, MULTIWAY,
 # stack, small enough to balance the threads.
 CHUNK = 4096
 # Rows routed together by the apply kernel (see _apply_rows): chosen by timing fewer and
-# more (docs/internals.md).
+# more (benchmarks/results/design_choices.md).
 LANES = 8
 
 STOP = -1    # the sample stops at this node (a category unseen at fit time)

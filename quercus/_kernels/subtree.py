@@ -42,7 +42,8 @@ PRESORT_MAX_ROWS = 1 << 16
 PRESORT_ALL_ROWS = 2048
 # A presorted feature's histogram at a node of at most this many samples is built in the
 # subtree's scratch; a bigger node's in arrays of its own, which the compiled loop fills
-# faster than the scratch by more than making them costs (docs/internals.md).
+# faster than the scratch by more than making them costs (benchmarks/results/
+# design_choices.md).
 SCRATCH_MAX_SAMPLES = 256
 
 
