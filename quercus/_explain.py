@@ -7,7 +7,6 @@ from . import _prepare
 from ._binning import bin_features
 from ._grower import (ABSOLUTE_ERROR, SQUARED_ERROR, bin_of_threshold, criterion_code,
                       criterion_for_stats, ordered_categories, weighted_median)
-from ._kernels.absolute import ae_search_node
 from ._kernels.criteria import ENTROPY, GINI, REGISTRY, impurity, split_scores
 from ._kernels.histograms import feature_histogram
 from ._kernels.partition import route, scatter
@@ -341,7 +340,7 @@ def explain_node(est, node, X=None, y=None, sample_weight=None):
     if not reg:
         table.insert(columns.index("above_average_gain"), "above_average_gain",
                      pd.Series([None] * len(table), dtype=object))
-    _mark(est, data, node, idx, wi, features, table, cat_mode, crit, hist_crit)
+    _mark(est, data, node, idx, wi, features, table, cat_mode, crit)
     stats = (np.bincount(data.y[idx].astype(np.int64), weights=wi, minlength=data.n_stats)
              if not reg else None)
     table.attrs.update(node=int(node), n_samples=int(idx.size),
@@ -359,7 +358,7 @@ def explain_node(est, node, X=None, y=None, sample_weight=None):
     return out
 
 
-def _mark(est, data, node, idx, wi, features, table, cat_mode, crit, hist_crit):
+def _mark(est, data, node, idx, wi, features, table, cat_mode, crit):
     """Fill best_of_feature / above_average_gain / chosen / note."""
     tree = est.tree_
     table["best_of_feature"] = False
@@ -372,15 +371,10 @@ def _mark(est, data, node, idx, wi, features, table, cat_mode, crit, hist_crit):
     search_cat = cat_mode if cat_mode >= 0 else 2
     mode = int(tree.missing_mode[node]) if tree.kind[node] else FRACTIONAL
     no_draw = np.full(features.size, -1.0)
-    if crit == ABSOLUTE_ERROR:
-        found, kind, _, dec, info, split_bin, thr, _, _ = ae_search_node(
-            data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
-            features, idx, wi, data.y, search_cat, mode, msl, 0.0, no_draw)
-    else:
-        found, kind, _, dec, info, split_bin, thr, _, _ = search_node(
-            data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi, data.bin_offsets,
-            features, idx, wi, data.y, data.y2, data.n_stats, hist_crit, search_cat, mode,
-            msl, 0.0, no_draw)
+    found, kind, _, dec, info, split_bin, thr, _, _ = search_node(
+        data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi, data.bin_offsets,
+        features, idx, wi, data.y, data.y2, data.n_stats, crit, search_cat, mode, msl, 0.0,
+        no_draw)
     for i, f in enumerate(features):
         if not found[i]:
             continue

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _memory
 from ._binning import lazy_features
-from ._kernels.absolute import ae_category_order, ae_search_node
+from ._kernels.absolute import ae_category_order, ae_node
 from ._kernels.complexity import weighted_risk
 from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR, impurity,
                                 criterion_code)  # noqa: F401 (criterion_code: re-export)
@@ -23,7 +23,7 @@ from ._kernels.histograms import class_totals, fill_histograms, subtract_histogr
 from ._kernels.node import may_split as _may_split_rule
 from ._kernels.node import plan_histograms, scan_order, settle_node, split_branches
 from ._kernels.partition import scatter
-from ._kernels.splits import (TIE_EPS, Candidates, resolve_threshold, search_features,
+from ._kernels.splits import (TIE_EPS, resolve_threshold, search_features,
                               unpack_search)
 from ._kernels.builder import as_parent, surrogate_table, unsplit, write_split, write_stats
 from ._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED,
@@ -269,8 +269,8 @@ def node_value_and_impurity(data, cfg, idx, wi, stats):
     if not data.is_regression:
         return stats, impurity(stats, cfg.criterion)
     if cfg.criterion == ABSOLUTE_ERROR:
-        med = weighted_median(data.y[idx], wi)
-        return np.array([med]), float(np.dot(wi, np.abs(data.y[idx] - med)) / wi.sum())
+        med, imp = ae_node(data.y, idx, wi)
+        return np.array([med]), float(imp)
     return np.array([stats[1] / stats[0]]), impurity(stats, cfg.criterion)
 
 
@@ -323,7 +323,7 @@ def grow(data, cfg, seed, validation=None):
     # floor up are the same) where nothing else depends on the node's growth: no
     # validation test, and a criterion whose children's risk its stats give. (A node's
     # random draws depend on its key only, not on the nodes grown before it.)
-    collapse_floor = floor_w if in_kernel else 0.0
+    collapse_floor = floor_w if in_kernel and cfg.criterion != ABSOLUTE_ERROR else 0.0
     tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)
     _expect_regression_tree(data, cfg, tree, [(n, 0)])
@@ -420,14 +420,8 @@ class _Pending:
 
 
 def _search_frontier(data, cfg, layout, frontier, stream):
-    """The :class:`Candidates` of every node of ``frontier``: every (node, feature) pair
-    searched in one call shared out to the fit's threads (absolute error: each node by
-    its own parallel kernel)."""
-    if cfg.criterion == ABSOLUTE_ERROR:
-        return [Candidates(*ae_search_node(
-            data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi, data.bin_offsets,
-            pn.features, pn.rows[0], pn.rows[1], data.y, cfg.cat_mode, cfg.missing_mode,
-            cfg.min_samples_leaf, cfg.min_weight_leaf, pn.uniforms)) for pn in frontier]
+    """The :class:`~quercus._kernels.splits.Candidates` of every node of ``frontier``: every (node, feature) pair
+    searched in one call shared out to the fit's threads."""
     if not frontier:
         return []
     sizes = np.array([pn.features.size for pn in frontier], dtype=np.int64)
@@ -447,7 +441,7 @@ def _search_frontier(data, cfg, layout, frontier, stream):
                 data.bin_offsets, pn.features[local], pn.rows[0], pn.rows[1], data.y, data.y2,
                 data.n_stats, cfg.criterion, cfg.cat_mode, cfg.missing_mode,
                 cfg.min_samples_leaf, cfg.min_weight_leaf, pn.uniforms[local],
-                float(cfg.min_objects), *hargs[j], stream))
+                float(cfg.min_objects), *hargs[j], stream, absolute_flag(cfg)))
         if len(parts) == 1:
             return parts[0]
         return tuple(np.concatenate(arrays) for arrays in zip(*parts))
@@ -512,10 +506,16 @@ def may_spread(data, cfg):
 
 
 def subtree_allowed(cfg, p):
-    """Whether ``grow_subtree`` can grow small nodes: no validation test at each node, and
-    a criterion scored from histograms. (``p``: the number of features; random draws are
-    the kernel's too.)"""
-    return cfg.criterion != ABSOLUTE_ERROR and not cfg.pre_prune
+    """Whether ``grow_subtree`` can grow small nodes: no validation test at each node.
+    (``p``: the number of features; random draws and absolute error are the kernel's
+    too.)"""
+    return not cfg.pre_prune
+
+
+def absolute_flag(cfg):
+    """The split searches' ``absolute`` argument: True for the absolute-error criterion,
+    else None (its search is then not compiled)."""
+    return True if cfg.criterion == ABSOLUTE_ERROR else None
 
 
 def draws_per_node(cfg, p):
@@ -620,8 +620,8 @@ NODE_ROOM_ROWS = 2
 def subtree_layout(data, cfg, dense=True):
     """(presort, dense features, histogram offsets) of :func:`_subtree`'s calls; none
     dense without ``dense``."""
-    # Presorting needs every sample in exactly one child.
-    presort = not may_spread(data, cfg)
+    # Presorting needs every sample in exactly one child; absolute error sorts its own.
+    presort = not may_spread(data, cfg) and cfg.criterion != ABSOLUTE_ERROR
     layout = histogram_layout(data, cfg) if dense else None
     if layout is None:
         return presort, _NO_DENSE, np.zeros(data.codes.shape[1] + 1, dtype=np.int64)
@@ -658,7 +658,7 @@ def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, to
         cfg.min_objects, total_w, idx, w, root_start, stats, used, depth, presort,
         dense, hist_offsets, HIST_MIN_SAMPLES, risk_floor_weight(cfg, total_w), cfg.risk_loss,
         _surrogate_args(data, cfg), *data.value_args,
-        max(64, idx.size // NODE_ROOM_ROWS), draws)
+        max(64, idx.size // NODE_ROOM_ROWS), draws, absolute_flag(cfg))
 
 
 def _surrogate_args(data, cfg):

@@ -125,7 +125,7 @@ def test_search_node_is_search_features_unpacked():
             schema.CAT_MULTIWAY, schema.LEARNED, 1, 0.0, np.full(p, -1.0))
     out = splits.search_node(*args)
     packed = splits.search_features(*args, 0.0, np.zeros((0, 2)), np.zeros(0, dtype=np.int64),
-                                    np.zeros(p + 1, dtype=np.int64), None)
+                                    np.zeros(p + 1, dtype=np.int64), None, None)
     found, kind, res, ints = packed
     assert out[0].tolist() == found.tolist() and out[1].tolist() == kind.tolist()
     for k, col in zip((2, 3, 4, 6, 8), range(5)):

@@ -164,6 +164,14 @@ REGRESSORS = [
                                                          max_depth=8)),
     ("max-features", lambda: CARTRegressor(max_features=3, random_state=0)),
     ("random-splitter", lambda: DecisionTreeRegressor(splitter="random", random_state=4)),
+    # Absolute error: the weighted median and the search of the node's sorted samples.
+    ("absolute", lambda: DecisionTreeRegressor(criterion="absolute_error", max_depth=9)),
+    ("absolute-ordered-surrogate", lambda: CARTRegressor(criterion="absolute_error",
+                                                         max_depth=9)),
+    ("absolute-fractional", lambda: DecisionTreeRegressor(
+        criterion="absolute_error", missing_strategy="fractional", max_depth=7)),
+    ("absolute-random", lambda: DecisionTreeRegressor(
+        criterion="absolute_error", splitter="random", max_features=4, random_state=5)),
 ]
 
 
@@ -195,7 +203,7 @@ def test_subtree_kernel_is_not_used_where_python_does_per_node_work():
     assert subtree_allowed(_cfg(random_splitter=True), 5)  # draws by the node's key
     assert subtree_allowed(_cfg(max_features=3), 5)
     assert not subtree_allowed(_cfg(pre_prune=True), 5)  # validation set
-    assert not subtree_allowed(_cfg(criterion=4), 5)  # absolute error
+    assert subtree_allowed(_cfg(criterion=4), 5)  # absolute error: its own search, in it
 
 
 def test_surrogate_trees_keep_their_surrogates_on_small_nodes():
@@ -432,9 +440,9 @@ def test_the_kernel_s_tree_does_not_depend_on_the_room_it_starts_with(monkeypatc
     real, capacities = grower.grow_subtree, []
 
     def one_slot(*args):
-        *before, capacity, draws = args
+        *before, capacity, draws, absolute = args
         capacities.append(capacity)
-        return real(*before, 1, draws)
+        return real(*before, 1, draws, absolute)
 
     monkeypatch.setattr(grower, "grow_subtree", one_slot)
     cramped = _with_limit(monkeypatch, 10**9, make(), X, y)

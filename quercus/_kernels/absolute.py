@@ -8,13 +8,12 @@ right to left, so each boundary costs O(log m) and a feature O(m log m).
 """
 
 import numpy as np
-from numba import prange
 
 from ._jit import inner, kernel
 from .tables import ordered_sum
 from .schema import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, CAT_SUBSET,
                      LEARNED, MULTIWAY, NUMERIC)
-from .splits import at_least, boundary_threshold, draw_boundary, lower
+from .thresholds import at_least, boundary_threshold, draw_boundary, lower
 
 
 @inner
@@ -310,6 +309,45 @@ def ae_search_feature(codes_f, n_real_bins, is_cat, lo, hi, idx, wi, y, cat_mode
 
 
 @kernel
+def ae_node(y, idx, wi):
+    """A node's value and impurity under absolute error: the weighted median of its targets
+    ``y[idx]`` (weights ``wi``), as scikit-learn's trees define it (the smallest value
+    whose cumulative weight reaches half, averaged with the next on an exact half), and
+    the weighted mean absolute deviation from it. Both growers call it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> med, imp = ae_node(np.array([1.0, 2.0, 9.0]), np.arange(3), np.ones(3))
+    >>> float(med), round(float(imp), 6)
+    (2.0, 2.666667)
+    >>> float(ae_node(np.array([1.0, 3.0]), np.arange(2), np.ones(2))[0])  # exact half
+    2.0
+    """
+    m = idx.shape[0]
+    v = np.empty(m)
+    for i in range(m):
+        v[i] = y[idx[i]]
+    order = np.argsort(v, kind="mergesort")
+    cw = np.empty(m)
+    acc = 0.0
+    for i in range(m):
+        acc += wi[order[i]]
+        cw[i] = acc
+    total = cw[m - 1]
+    half = total / 2.0
+    k = np.searchsorted(cw, half - 1e-12 * total)
+    if abs(cw[k] - half) <= 1e-12 * total and k + 1 < m:
+        med = (v[order[k]] + v[order[k + 1]]) / 2.0
+    else:
+        med = v[order[k]]
+    dev = 0.0
+    for i in range(m):
+        dev += wi[i] * abs(v[i] - med)
+    return med, dev / total
+
+
+@kernel
 def ae_category_order(codes_f, n_real_bins, idx, wi, y):
     """Present categories of a node sorted by weighted median (ties by category)."""
     m = idx.shape[0]
@@ -347,35 +385,3 @@ def ae_category_order(codes_f, n_real_bins, idx, wi, y):
         i = j
     srt = np.argsort(key[:n_groups], kind="mergesort")
     return cats[:n_groups][srt]
-
-
-@kernel(parallel=True)
-def ae_search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y,
-                   cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms):
-    """:func:`search_node` for the absolute-error criterion (same outputs; split_info 0)."""
-    min_leaf_w = at_least(min_leaf_w)  # a leaf of exactly the minimum weight, however summed
-    nf = features.shape[0]
-    found = np.zeros(nf, dtype=np.bool_)
-    kind = np.zeros(nf, dtype=np.int8)
-    child = np.zeros(nf)
-    dec = np.full(nf, -np.inf)
-    info = np.zeros(nf)
-    split_bin = np.full(nf, -1, dtype=np.int64)
-    threshold = np.zeros(nf)
-    miss_dir = np.full(nf, -1, dtype=np.int64)
-    rho = np.ones(nf)
-    for i in prange(nf):
-        f = features[i]
-        lo = bin_lo[bin_offsets[f]:bin_offsets[f + 1]]
-        hi = bin_hi[bin_offsets[f]:bin_offsets[f + 1]]
-        r = ae_search_feature(codes[:, f], n_bins[f], is_cat[f], lo, hi, idx, wi, y,
-                              cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms[i])
-        found[i] = r[0]
-        kind[i] = r[1]
-        child[i] = r[2]
-        dec[i] = r[3]
-        split_bin[i] = r[4]
-        threshold[i] = r[5]
-        miss_dir[i] = r[6]
-        rho[i] = r[7]
-    return found, kind, child, dec, info, split_bin, threshold, miss_dir, rho

@@ -24,76 +24,17 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import inner, kernel
-from .criteria import (ENTROPY, GINI, SQUARED_ERROR, is_regression, mass_scan,
+from .criteria import (ABSOLUTE_ERROR, ENTROPY, GINI, SQUARED_ERROR, is_regression, mass_scan,
                        needs_positive_mean, split_loss, split_scores, stats_weight)
 from .schema import CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, LEARNED, MULTIWAY, NUMERIC
+from .absolute import ae_search_feature
+from .thresholds import (TIE_EPS, at_least, boundary_threshold, draw_boundary,  # noqa: F401
+                         lower, midpoint)  # (TIE_EPS, at_least, lower: re-exported)
 from .histograms import (compact_histogram, feature_histogram, known_and_missing_totals,
                          slice_histogram, slice_positions, sorted_histogram,
                          sorted_histogram_into)
 
 _LOG2 = np.log(2.0)
-
-
-# Tolerance for "strictly better": floating sums of tied splits differ in the last bits,
-# and ties must go to the first candidate (smallest threshold, first category). Relative to
-# the magnitude compared, so that large targets (regression) tie as reliably as entropies.
-TIE_EPS = 1e-12
-
-
-@kernel(inline="always")
-def lower(a, b):
-    """``a`` is lower than ``b`` beyond rounding."""
-    if not np.isfinite(b):
-        return a < b
-    return a < b - TIE_EPS * max(1.0, abs(b))
-
-
-@kernel(inline="always")
-def at_least(bound):
-    """``bound`` lowered by rounding, for "a weight of at least ``bound``": weights summed in
-    another order (the rows permuted, C4.5's fractional shares) differ in the last bits, and
-    a branch of exactly ``bound`` must pass either way (as J48's tolerant comparisons do).
-
-    Examples
-    --------
-    >>> at_least(2.0) < 2.0 and 0.1 + 0.2 + 1.7 >= at_least(2.0)
-    True
-    """
-    return bound - TIE_EPS * max(1.0, abs(bound))
-
-
-@kernel
-def midpoint(lo, hi):
-    """Threshold between two adjacent observed values, as scikit-learn computes it."""
-    t = lo / 2.0 + hi / 2.0
-    if t == hi or np.isinf(t):
-        t = lo
-    return t
-
-
-@inner
-def draw_boundary(bins, nb, lo, hi, u):
-    """``splitter="random"``: a threshold drawn uniformly between the node's smallest and
-    largest value (``u`` in [0, 1)), and the last present bin ``t`` below it."""
-    vmin = lo[bins[0]]
-    vmax = hi[bins[nb - 1]]
-    draw = vmin + u * (vmax - vmin)
-    t = 0
-    while t < nb - 2 and lo[bins[t + 1]] <= draw:
-        t += 1
-    return t, draw
-
-
-@inner
-def boundary_threshold(bins, t, lo, hi, u, draw):
-    """Threshold between present bins ``t`` and ``t + 1``: the midpoint of the two observed
-    values around it, or a random draw (``u >= 0``) that falls between them; a draw inside a
-    quantile bin would split the bin, so it snaps to the midpoint."""
-    if lo.shape[0] == 0:
-        return np.nan  # no value table: resolve_threshold reads the node's values
-    if u >= 0.0 and hi[bins[t]] <= draw < lo[bins[t + 1]]:
-        return draw
-    return midpoint(hi[bins[t]], lo[bins[t + 1]])
 
 
 @kernel
@@ -861,9 +802,13 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
 @inner
 def search_at(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
               n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
-              min_objects, hist, hist_n, hist_offsets, stream_bins, presorted, work):
+              min_objects, hist, hist_n, hist_offsets, stream_bins, presorted, work,
+              absolute):
     """The search of one node, packed as :func:`search_features` returns it: the one loop
-    over (node, feature) of both growers. Each feature's histogram comes from, in turn:
+    over (node, feature) of both growers. With ``absolute`` (not None: the absolute-error
+    criterion, scored from the node's samples, ``absolute.ae_search_feature``) no
+    histogram is made (None: that search is not compiled). Otherwise each feature's
+    histogram comes from, in turn:
     the streamed scan (``stream_bins``, as :func:`search_features` says; None: not
     compiled), the node's dense histogram (``hist``, empty: none), the subtree kernel's
     presorted order (``presorted``: (orders, slot of each feature or -1, the node's first
@@ -878,6 +823,18 @@ def search_at(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx,
         u = -1.0
         if uniforms is not None:
             u = uniforms[i]
+        if absolute is not None:
+            cat = False
+            if is_cat is not None:
+                cat = is_cat[f]
+            r = ae_search_feature(codes[:, f], n_bins[f], cat,
+                                  bin_lo[bin_offsets[f]:bin_offsets[f + 1]],
+                                  bin_hi[bin_offsets[f]:bin_offsets[f + 1]], idx, wi, y,
+                                  cat_mode, missing_mode, min_leaf_n, at_least(min_leaf_w), u)
+            # (no split information: absolute error has no gain ratio)
+            _store(i, (r[0], r[1], r[2], r[3], 0.0, r[4], r[5], r[6], r[7]), found, kind,
+                   res, ints)
+            continue
         if stream_bins is not None:
             nbf = n_bins[f]
             numeric = True
@@ -920,7 +877,7 @@ def search_at(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx,
 @kernel
 def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
                     n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w,
-                    uniforms, min_objects, hist, hist_n, hist_offsets, stream_bins):
+                    uniforms, min_objects, hist, hist_n, hist_offsets, stream_bins, absolute):
     """:func:`search_node` taking the dense histograms of the features that have one
     (``hist_offsets[f + 1] > hist_offsets[f]``: rows ``hist_offsets[f]..`` of ``hist`` /
     ``hist_n``, the missing bin last) from the caller; one thread (``quercus._threads``
@@ -928,7 +885,7 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
     ``stream_bins`` bins is scored by :func:`stream_numeric` where a dense histogram
     would be built; with
     ``stream_bins=None`` that path is not compiled (a small fit never needs it). The
-    search is :func:`search_at`'s, as the subtree kernel's.
+    search is :func:`search_at`'s, as the subtree kernel's (``absolute``: see there).
 
     Returns the outputs packed as (found, kind, res, ints): :func:`unpack_search` turns
     them into :func:`search_node`'s nine arrays (in Python: copying them out in compiled
@@ -936,7 +893,7 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
     return search_at(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi,
                      y, y2, n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
                      min_leaf_w, uniforms, min_objects, hist, hist_n, hist_offsets,
-                     stream_bins, None, np.empty((WORK_ROWS, n_stats)))
+                     stream_bins, None, np.empty((WORK_ROWS, n_stats)), absolute)
 
 
 # Columns of a search's packed outputs (see :func:`_outputs`): the floats in ``res``, the
@@ -992,6 +949,8 @@ def search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, id
         n_classes, min_objects), 25)``. 0: off.
     stream_bins : a numeric feature of more bins is scored ``stream_bins`` bins at a time
         (:func:`stream_numeric`: the same result in less memory). None or 0: never.
+    criterion ``ABSOLUTE_ERROR`` searches the node's sorted samples
+    (``absolute.ae_search_feature``), whatever ``y2`` holds.
 
     Returns
     -------
@@ -1003,7 +962,7 @@ def search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, id
         codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2, n_stats,
         criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
         float(min_objects), np.zeros((0, n_stats)), np.zeros(0, dtype=np.int64), none,
-        stream_bins))
+        stream_bins, True if criterion == ABSOLUTE_ERROR else None))
 
 
 def unpack_search(found, kind, res, ints):

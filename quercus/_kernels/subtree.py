@@ -9,7 +9,7 @@ how a split routes its samples are the functions of :mod:`quercus._kernels.node`
 the Python grower calls too. So the tree is the same.
 
 It serves every configuration without Python-side work at a node: no validation set
-(pre-pruning), no absolute error. The grower checks that. A node's random draws
+(pre-pruning). The grower checks that. A node's random draws
 (``max_features``, the random splitter) are made from its key, as the Python grower makes
 them (:mod:`quercus._kernels.draws`). rpart's surrogate splits are kept and followed by the same
 helpers as the Python grower's (``keep_surrogates`` and ``follow_surrogates`` in
@@ -19,6 +19,7 @@ surrogates.py).
 import numpy as np
 
 from ._jit import inner, kernel
+from .absolute import ae_category_order, ae_node
 from .builder import (as_parent, first_surrogates, init_nodes, leaf_nodes, surrogate_table,
                       with_room, with_surrogate_room, write_split, write_stats)
 from .criteria import GINI, SQUARED_ERROR, impurity
@@ -53,7 +54,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                  min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
                  total_w, idx0, w0, root_start, stats0, used0, depth0, can_presort,
                  dense_features, hist_offsets, hist_min_samples, risk_floor, risk_loss,
-                 surrogates, xv, x_row_stride, x_col_stride, x_rows, capacity, draws):
+                 surrogates, xv, x_row_stride, x_col_stride, x_rows, capacity, draws,
+                 absolute):
     """Grow the subtrees below one or more nodes (roots), each as the Python grower would.
 
     Root ``r`` has the samples ``idx0[root_start[r]:root_start[r + 1]]`` (weights ``w0``
@@ -100,6 +102,11 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     ``r``'s key ``keys[r]`` (:mod:`quercus._kernels.draws`: a node's draws depend on its
     key alone, so they are the Python grower's); None: no draws (and their code is not
     compiled).
+
+    ``absolute``: True for the absolute-error criterion (a node's value is its weighted
+    median, :func:`~quercus._kernels.absolute.ae_node`; its splits are searched from its
+    sorted samples and its categories ordered by median; no split collapses at the
+    floor, which its stats do not give), None otherwise (and that code is not compiled).
 
     Returns (nodes, slot_start, cat_map, cat_start, surs, sur_start): the nodes (slots
     past ``slot_start[-1]`` unused), the categories' children of ordered splits and the
@@ -207,12 +214,16 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 slot, idx, wi, stats, used, start, hist, hist_n, key = stack.pop()
                 presorted = (srt0, slot_of, start, h_bins, h_counts, h_n)
                 m = idx.shape[0]
-                imp = impurity(stats, criterion)
-                if regression:
-                    nodes.value[slot, 0] = stats[1] / stats[0]
+                if absolute is not None:
+                    med, imp = ae_node(y, idx, wi)
+                    nodes.value[slot, 0] = med
                 else:
-                    for k in range(n_out):
-                        nodes.value[slot, k] = stats[k]
+                    imp = impurity(stats, criterion)
+                    if regression:
+                        nodes.value[slot, 0] = stats[1] / stats[0]
+                    else:
+                        for k in range(n_out):
+                            nodes.value[slot, k] = stats[k]
                 depth = nodes.depth[slot]
                 imp, weight, searchable = settle(
                     stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_split,
@@ -237,14 +248,14 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                         codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi,
                         y, y2, n_stats, criterion, cat_mode, missing_mode, min_samples_leaf,
                         min_weight_leaf, None, min_objects, hist, hist_n, hist_offsets, None,
-                        presorted, work)
+                        presorted, work, absolute)
                 else:
                     features, uniforms = node_draws(features, draws[1], draws[2], key)
                     found, kind, res, o_ints = search_at(
                         codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi,
                         y, y2, n_stats, criterion, cat_mode, missing_mode, min_samples_leaf,
                         min_weight_leaf, uniforms, min_objects, hist, hist_n, hist_offsets,
-                        None, presorted, work)
+                        None, presorted, work, absolute)
                 # (The packed columns read in place: no copy of each per node.)
                 best = choose_split(found, res[:, RES_DECREASE], res[:, RES_INFO], gain_ratio)
                 if best < 0:
@@ -270,13 +281,18 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 # (``is_cat is None``: no categorical feature; numba compiles no subset split.)
                 if is_cat is not None:
                     if k == CAT_SUBSET:
-                        cat_map = subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats, criterion,
-                                             split_bin)
+                        if absolute is not None:
+                            cat_map = _median_subset_map(codes[:, f], nbf, idx, wi, y,
+                                                         split_bin)
+                        else:
+                            cat_map = subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats,
+                                                 criterion, split_bin)
                 branch, known_w, any_missing, missing_child = branches(
                     codes[:, f], nbf, k, split_bin, cat_map, idx, wi, missing_mode,
                     o_ints[best, INT_MISS_DIR])
-                if collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
-                             regression, criterion, stat_crit, risk_loss, risk_floor[r]):
+                if absolute is None and collapses(
+                        stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
+                        regression, criterion, stat_crit, risk_loss, risk_floor[r]):
                     continue
                 known_total = ordered_sum(known_w)
                 shares = known_w / known_total if known_total > 0 else known_w
@@ -390,6 +406,18 @@ def _add_surrogates(codes, n_bins, cat, features, bin_lo, bin_hi, bin_offsets, f
     return keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
                            max_surrogate, surs, n_sur, xv, x_row_stride, x_col_stride,
                            x_rows)
+
+
+@inner
+def _median_subset_map(codes_f, nbf, idx, wi, y, n_left):
+    """``node.subset_map`` of an absolute-error split: the first ``n_left`` categories by
+    weighted median (``ae_category_order``) left (0), the others right (1), those absent
+    from the node -1."""
+    order = ae_category_order(codes_f, nbf, idx, wi, y)
+    cat_map = np.full(nbf, -1, dtype=np.int64)
+    for j in range(order.shape[0]):
+        cat_map[order[j]] = 0 if j < n_left else 1
+    return cat_map
 
 
 @inner
