@@ -12,7 +12,8 @@ from ._kernels.histograms import feature_histogram
 from ._kernels.partition import route, scatter
 from ._kernels.schema import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, FRACTIONAL, LEARNED,
                               MULTIWAY, NUMERIC, Surrogates)
-from ._kernels.splits import _info_with_missing, _split_missing, midpoint, search_node
+from ._kernels.splits import _info_with_missing, _split_missing, search_node
+from ._kernels.thresholds import midpoint
 from ._kernels.surrogates import route_missing
 from ._params import resolve_counts
 from ._kernels.selection import choose_split

@@ -19,7 +19,7 @@ import quercus
 from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
                      DecisionTreeRegressor, ID3Classifier, config_context, export_dict)
 from quercus._kernels import _interpret, _jit
-from quercus._kernels.splits import midpoint
+from quercus._kernels.thresholds import midpoint
 from quercus.datasets import load_golf, load_watermelon
 
 
@@ -156,7 +156,7 @@ def test_a_cache_entry_s_size_is_read_from_the_disk(monkeypatch):
 
 
 def test_interpreted_time_is_counted_per_kernel(monkeypatch):
-    from quercus._kernels.splits import midpoint
+    from quercus._kernels.thresholds import midpoint
     monkeypatch.setattr(_interpret, "_spent_on", {})
     _interpret.run(midpoint, (1.0, 2.0), {})
     first = _interpret._spent_on[id(midpoint)]

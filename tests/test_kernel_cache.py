@@ -10,7 +10,7 @@ from pathlib import Path
 
 import quercus
 
-CODE = ("from quercus._kernels.splits import midpoint; "
+CODE = ("from quercus._kernels.thresholds import midpoint; "
         "print(midpoint._cache._cache_path)")
 
 
@@ -45,7 +45,7 @@ def test_quercus_cache_dir_is_honoured_and_numba_cache_dir_wins(tmp_path):
 COMPILE_ONE = """
 import sys, quercus
 assert quercus.__file__.startswith(sys.argv[1]), quercus.__file__
-from quercus._kernels.splits import midpoint
+from quercus._kernels.thresholds import midpoint
 midpoint(1.0, 2.0)
 print(len(midpoint.stats.cache_hits), len(midpoint.stats.cache_misses))
 """
@@ -76,9 +76,9 @@ def test_identical_sources_share_one_cache_wherever_they_lie(tmp_path):
 
 
 def test_editing_any_kernel_source_compiles_every_kernel_again(tmp_path):
-    """``midpoint`` lives in splits.py; a change to criteria.py, whose kernels the split
-    search calls, must not leave splits.py's cached kernels in use: numba checks only a
-    kernel's own file, and a stale caller of a changed kernel can crash."""
+    """``midpoint`` lives in thresholds.py; a change to criteria.py, another kernel module,
+    must not leave thresholds.py's cached kernels in use: numba checks only a kernel's
+    own file, and a stale caller of a changed kernel can crash."""
     cache = tmp_path / "cache"
     a = _copy_of_the_package(tmp_path / "a")
     assert _hits_and_misses(a, cache) == (0, 1)
@@ -90,7 +90,7 @@ def test_editing_any_kernel_source_compiles_every_kernel_again(tmp_path):
 
 def test_the_cache_folder_names_the_sources_not_their_folder():
     from quercus._kernels._jit import _UserCacheLocator, sources_hash
-    from quercus._kernels.splits import midpoint
+    from quercus._kernels.thresholds import midpoint
     locator = midpoint._cache._impl.locator
     if os.environ.get("NUMBA_CACHE_DIR"):  # numba's own folder and stamps
         assert not isinstance(locator, _UserCacheLocator)

@@ -12,7 +12,8 @@ import pytest
 import quercus
 from quercus import _binning
 from quercus._binning import bin_features, can_read_values, lazy_features
-from quercus._kernels.splits import midpoint, resolve_threshold
+from quercus._kernels.splits import resolve_threshold
+from quercus._kernels.thresholds import midpoint
 from quercus.export import export_dict
 
 

@@ -22,7 +22,7 @@ _spec.loader.exec_module(backend)
 
 # A kernel small enough to compile in a second stands for the first fit's.
 WARM = ("from quercus.cli.warmup import build_shipped;"
-        "from quercus._kernels.splits import midpoint;"
+        "from quercus._kernels.thresholds import midpoint;"
         "build_shipped(lambda: midpoint(1.0, 2.0))")
 
 # Loads (or compiles) that kernel in a process whose package lives in sys.argv[1]; prints
@@ -34,7 +34,7 @@ import quercus
 from quercus import config_context
 from quercus._kernels import _prebuilt
 from quercus._kernels._jit import sources_hash
-from quercus._kernels.splits import midpoint
+from quercus._kernels.thresholds import midpoint
 assert quercus.__file__.startswith(sys.argv[1]), quercus.__file__
 with config_context(jit="compile"):
     value = float(midpoint(1.0, 2.0))
@@ -68,7 +68,7 @@ def _use(build_lib, user_cache):
 
 
 def _user_entries(user_cache):
-    return sorted(p.name for p in user_cache.rglob("splits.midpoint-*"))
+    return sorted(p.name for p in user_cache.rglob("thresholds.midpoint-*"))
 
 
 def _build(tmp_path, cpu):
@@ -110,7 +110,7 @@ def test_the_build_compiles_into_the_package_and_a_fresh_user_cache_loads_them(
     folder = build_lib / "quercus" / "_kernels" / "prebuilt"
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["codegen"][1] == _prebuilt.codegen_tuple()[1]
-    assert list(folder.rglob("splits.midpoint-*.nbi"))
+    assert list(folder.rglob("thresholds.midpoint-*.nbi"))
     user = tmp_path / "user-cache"
     used = _use(build_lib, user)
     assert used == {"value": 1.5, "hits": 1, "shipped": True}

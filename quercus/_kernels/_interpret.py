@@ -108,7 +108,7 @@ def should_interpret(dispatcher, args, kwargs_given=False):
     --------
     >>> import numpy as np
     >>> from quercus import config_context
-    >>> from quercus._kernels.splits import midpoint
+    >>> from quercus._kernels.thresholds import midpoint
     >>> with config_context(jit="interpret"):
     ...     should_interpret(midpoint, (1.0, 2.0))
     True
@@ -208,7 +208,7 @@ def twin(dispatcher):
 
     Examples
     --------
-    >>> from quercus._kernels.splits import midpoint
+    >>> from quercus._kernels.thresholds import midpoint
     >>> float(twin(midpoint)(1.0, 2.0))
     1.5
     """
@@ -242,7 +242,7 @@ def run(dispatcher, args, kwargs):
     Examples
     --------
     >>> import numpy as np
-    >>> from quercus._kernels.splits import midpoint
+    >>> from quercus._kernels.thresholds import midpoint
     >>> float(run(midpoint, (np.float64(1.0), 2.0), {}))
     1.5
     """

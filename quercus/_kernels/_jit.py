@@ -181,7 +181,7 @@ class _KernelCache(FunctionCache):
         Examples
         --------
         >>> from numba import types
-        >>> from quercus._kernels.splits import midpoint
+        >>> from quercus._kernels.thresholds import midpoint
         >>> codegen = midpoint.targetctx.codegen()
         >>> midpoint._cache.entry_bytes((types.unicode_type,), codegen)  # never compiled
         0
@@ -217,7 +217,7 @@ def kernel(func=None, **options):
 
     Examples
     --------
-    >>> from quercus._kernels.splits import midpoint
+    >>> from quercus._kernels.thresholds import midpoint
     >>> midpoint.targetoptions["no_cfunc_wrapper"], float(midpoint(1.0, 2.0))
     (True, 1.5)
     """

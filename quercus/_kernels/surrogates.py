@@ -6,7 +6,8 @@ from ._jit import inner, kernel
 from .criteria import GINI
 from .histograms import feature_histogram, sorted_histogram_into
 from .schema import CAT_BINARY, NUMERIC
-from .splits import TIE_EPS, _split_missing, midpoint, resolve_threshold
+from .splits import _split_missing, resolve_threshold
+from .thresholds import TIE_EPS, midpoint
 from .builder import first_surrogates, surrogate_table
 
 
