@@ -420,8 +420,8 @@ class _Pending:
 
 
 def _search_frontier(data, cfg, layout, frontier, stream):
-    """The :class:`~quercus._kernels.splits.Candidates` of every node of ``frontier``: every (node, feature) pair
-    searched in one call shared out to the fit's threads."""
+    """The :class:`~quercus._kernels.splits.Candidates` of every node of ``frontier``:
+    every (node, feature) pair searched in one call shared out to the fit's threads."""
     if not frontier:
         return []
     sizes = np.array([pn.features.size for pn in frontier], dtype=np.int64)

@@ -8,12 +8,12 @@ contiguously when their parent splits) and the same rules: whether a node is sea
 how a split routes its samples are the functions of :mod:`quercus._kernels.node`, which
 the Python grower calls too. So the tree is the same.
 
-It serves every configuration without Python-side work at a node: no validation set
-(pre-pruning). The grower checks that. A node's random draws
-(``max_features``, the random splitter) are made from its key, as the Python grower makes
-them (:mod:`quercus._kernels.draws`). rpart's surrogate splits are kept and followed by the same
-helpers as the Python grower's (``keep_surrogates`` and ``follow_surrogates`` in
-surrogates.py).
+It serves every configuration without Python-side work at a node: all but pre-pruning
+on a validation set, which the grower checks. A node's random draws (``max_features``,
+the random splitter) are made from its key, as the Python grower makes them
+(:mod:`quercus._kernels.draws`); absolute error's nodes are searched by the same
+``search_at``. rpart's surrogate splits are kept and followed by the same helpers as the
+Python grower's (``keep_surrogates`` and ``follow_surrogates`` in surrogates.py).
 """
 
 import numpy as np
