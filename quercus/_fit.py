@@ -805,12 +805,11 @@ def _fit_fold_bins(params, schema, bins, labels, w_user, floor):
     ``labels`` and (checked) weights ``w_user``, unpruned, grown to the cost-complexity
     ``floor``: the same steps with none of what a fold does not need (a hold-out, the
     thread setting, binning, pruning), since a fit on a few dozen rows costs little more
-    than those. None when the fold needs more: a row of weight zero, or growth that
-    draws at random, or a fold too big to grow in one kernel call."""
+    than those. None when the fold needs more: a row of weight zero, or a fold too big to
+    grow in one kernel call. A fold that draws at random draws its seed as
+    :func:`fit_encoded` does, once."""
     n, p = bins.codes.shape
     counts = resolve_counts(params, n, p)
-    if draws_at_random(params, counts[2], p):
-        return None
     target, y_enc = encode_targets(params, None, n, labels)
     w = w_user
     if not target.regression and params.class_weight is not None:
@@ -826,5 +825,5 @@ def _fit_fold_bins(params, schema, bins, labels, w_user, floor):
     cfg.risk_floor = floor
     if not (subtree_allowed(cfg, p) and n <= subtree_limit(n, target.regression)):
         return None  # (grown node by node, on the threads numba_threads sets)
-    tree, _ = grow(data, cfg, None)
+    tree, _ = grow(data, cfg, growth_seed(params, cfg, p))
     return FittedTree(tree, target, schema, [])

@@ -362,9 +362,12 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                         h, hn = no_hist, no_hist_n
                         if c < 2:
                             h, hn = c_hist[c], c_hist_n[c]
+                        c_key = key  # (no draws: no key to make, and no code for it)
+                        if draws is not None:
+                            c_key = child_key(key, c)
                         stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
                                       child_stats[c].copy(), child_used, start + s, h, hn,
-                                      child_key(key, c)))
+                                      c_key))
                     else:
                         # An empty branch (or one of zero weight) predicts as its parent.
                         as_parent(nodes, first + c, slot, e - s)
