@@ -13,7 +13,7 @@ from ._jit import inner, kernel
 from .tables import ordered_sum
 from .schema import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, CAT_SUBSET,
                      LEARNED, MULTIWAY, NUMERIC)
-from .thresholds import at_least, boundary_threshold, draw_boundary, lower
+from .thresholds import boundary_threshold, draw_boundary, lower
 
 
 @inner
