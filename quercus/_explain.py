@@ -6,7 +6,8 @@ import pandas as pd
 from . import _prepare
 from ._binning import bin_features
 from ._grower import (ABSOLUTE_ERROR, SQUARED_ERROR, bin_of_threshold, criterion_code,
-                      criterion_for_stats, ordered_categories, weighted_median)
+                      criterion_for_stats, ordered_categories)
+from ._kernels.absolute import abs_dev
 from ._kernels.criteria import ENTROPY, GINI, REGISTRY, impurity, split_scores
 from ._kernels.histograms import feature_histogram
 from ._kernels.partition import route, scatter
@@ -235,10 +236,10 @@ def own_gain_criterion(name):
 def _regression_scores(stats, rho, crit, y_rows):
     if crit == ABSOLUTE_ERROR:
         total_w = sum(w.sum() for _, w in y_rows)
-        child = sum(np.dot(w, np.abs(v - weighted_median(v, w))) for v, w in y_rows) / total_w
-        allv = np.concatenate([v for v, _ in y_rows])
-        allw = np.concatenate([w for _, w in y_rows])
-        parent = np.dot(allw, np.abs(allv - weighted_median(allv, allw))) / total_w
+        # (Any median gives the same sum of deviations: abs_dev's.)
+        child = sum(abs_dev(v, w) for v, w in y_rows) / total_w
+        parent = abs_dev(np.concatenate([v for v, _ in y_rows]),
+                         np.concatenate([w for _, w in y_rows])) / total_w
         dec = parent - child
     else:
         child, dec, _ = split_scores(stats, crit)

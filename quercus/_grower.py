@@ -274,19 +274,6 @@ def node_value_and_impurity(data, cfg, idx, wi, stats):
     return np.array([stats[1] / stats[0]]), impurity(stats, cfg.criterion)
 
 
-def weighted_median(values, weights):
-    """Weighted median as scikit-learn's trees define it: the smallest value whose
-    cumulative weight reaches half, averaged with the next one on an exact half."""
-    order = np.argsort(values, kind="mergesort")
-    v = values[order]
-    cw = np.cumsum(weights[order])
-    half = cw[-1] / 2.0
-    k = int(np.searchsorted(cw, half - 1e-12 * cw[-1], side="left"))
-    if abs(cw[k] - half) <= 1e-12 * cw[-1] and k + 1 < len(v):
-        return (v[k] + v[k + 1]) / 2.0
-    return float(v[k])
-
-
 @dataclass
 class Validation:
     """Held-out rows for pre-pruning: encoded X (NaN missing), targets, weights."""
@@ -321,9 +308,9 @@ def grow(data, cfg, seed, validation=None):
     floor_w = risk_floor_weight(cfg, total_w)
     # A split that collapses at the floor is not made (an economy: the subtrees from the
     # floor up are the same) where nothing else depends on the node's growth: no
-    # validation test, and a criterion whose children's risk its stats give. (A node's
-    # random draws depend on its key only, not on the nodes grown before it.)
-    collapse_floor = floor_w if in_kernel and cfg.criterion != ABSOLUTE_ERROR else 0.0
+    # validation test. (A node's random draws depend on its key only, not on the nodes
+    # grown before it; ``node.collapses`` leaves out the criteria it cannot judge.)
+    collapse_floor = floor_w if in_kernel else 0.0
     tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)
     _expect_regression_tree(data, cfg, tree, [(n, 0)])

@@ -12,6 +12,7 @@ import numpy as np
 
 from ._jit import inner, kernel
 from .complexity import collapses_at_floor, weighted_risk
+from .criteria import ABSOLUTE_ERROR
 from .histograms import _accumulate, feature_histogram
 from .partition import route
 from .schema import CAT_SUBSET, LEARNED, MULTIWAY
@@ -242,8 +243,9 @@ def collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats, r
     """Whether the chosen split of a node (``branch``: each sample's child, -1 missing) is
     collapsed at every alpha from the cost-complexity floor up
     (:func:`collapses_at_floor`, the children's stats from their known samples): the node
-    is then a leaf. Never without a floor (``risk_floor`` 0)."""
-    if risk_floor <= 0.0:
+    is then a leaf. Never without a floor (``risk_floor`` 0), nor for absolute error,
+    whose children's risk is not in their stats."""
+    if risk_floor <= 0.0 or criterion == ABSOLUTE_ERROR:
         return False
     child_stats = np.zeros((n_children, n_stats))
     for i in range(idx.shape[0]):

@@ -105,8 +105,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
 
     ``absolute``: True for the absolute-error criterion (a node's value is its weighted
     median, :func:`~quercus._kernels.absolute.ae_node`; its splits are searched from its
-    sorted samples and its categories ordered by median; no split collapses at the
-    floor, which its stats do not give), None otherwise (and that code is not compiled).
+    sorted samples and its categories ordered by median), None otherwise (and that code
+    is not compiled).
 
     Returns (nodes, slot_start, cat_map, cat_start, surs, sur_start): the nodes (slots
     past ``slot_start[-1]`` unused), the categories' children of ordered splits and the
@@ -290,9 +290,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 branch, known_w, any_missing, missing_child = branches(
                     codes[:, f], nbf, k, split_bin, cat_map, idx, wi, missing_mode,
                     o_ints[best, INT_MISS_DIR])
-                if absolute is None and collapses(
-                        stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
-                        regression, criterion, stat_crit, risk_loss, risk_floor[r]):
+                if collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
+                             regression, criterion, stat_crit, risk_loss, risk_floor[r]):
                     continue
                 known_total = ordered_sum(known_w)
                 shares = known_w / known_total if known_total > 0 else known_w
