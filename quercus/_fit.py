@@ -26,8 +26,7 @@ from . import _prepare, _pruning
 from ._binning import Bins, bin_features
 from ._fold_bins import FoldBins
 from ._grower import (MISSING_CODES, BinnedData, GrowConfig, Validation, grow, root_risk,
-                      subtree_allowed, subtree_blocks, subtree_layout, subtree_limit,
-                      whole_tree_tables)
+                      subtree_blocks, subtree_layout, subtree_limit, whole_tree_tables)
 from ._kernels.complexity import RISK_ENTROPY, RISK_ERROR, RISK_IMPURITY
 from ._kernels.criteria import check_classes, criterion_code
 from ._kernels.folds import MAX_CLASSES, table_moments
@@ -681,8 +680,6 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
                                     or target.n_classes > MAX_CLASSES))):
         return None
     cfg = grow_config(params, target, counts, w_user)
-    if not subtree_allowed(cfg, p):
-        return None
     cfg.risk_loss = RISK_IMPURITY if regression else RISK_CODES[params.ccp_loss]
     fixed_counts = all(isinstance(v, numbers.Integral)
                        for v in (params.min_samples_split, params.min_samples_leaf))
@@ -719,7 +716,7 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
             fold_cfg = fold_cfgs[key] = replace(cfg, min_samples_split=mss,
                                                 min_samples_leaf=msl, min_weight_leaf=key[2],
                                                 risk_floor=floor)
-        nodes, count, cat_map, surs = whole_tree_tables(data, fold_cfg)
+        nodes, count, cat_map, surs, _ = whole_tree_tables(data, fold_cfg)
         one = np.array([0, count])
         mean, m2 = table_moments(
             nodes, one, cat_map, np.array([0, cat_map.size]), surs,
@@ -773,7 +770,7 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
             starts = np.zeros(len(rows) + 1, dtype=np.int64)
             np.cumsum([t.size for t in rows], out=starts[1:])
             total_w = np.array([float(w.sum()) for w in w_f])
-            nodes, slots, cat_map, cats, surs, sur_starts = subtree_blocks(
+            nodes, slots, cat_map, cats, surs, sur_starts, _ = subtree_blocks(
                 data, fold_cfg, layout, idx, np.concatenate(w_f), starts, stats,
                 np.zeros((len(rows), p), dtype=bool), np.zeros(len(rows), dtype=np.int64),
                 total_w)
@@ -823,7 +820,7 @@ def _fit_fold_bins(params, schema, bins, labels, w_user, floor):
     cfg = grow_config(params, target, counts, w)
     cfg.risk_loss = RISK_IMPURITY if target.regression else RISK_CODES[params.ccp_loss]
     cfg.risk_floor = floor
-    if not (subtree_allowed(cfg, p) and n <= subtree_limit(n, target.regression)):
+    if cfg.pre_prune or n > subtree_limit(n, target.regression):
         return None  # (grown node by node, on the threads numba_threads sets)
     tree, _ = grow(data, cfg, growth_seed(params, cfg, p))
     return FittedTree(tree, target, schema, [])

@@ -26,9 +26,9 @@ from ._kernels.partition import scatter
 from ._kernels.splits import (TIE_EPS, resolve_threshold, search_features,
                               unpack_search)
 from ._kernels.builder import as_parent, surrogate_table, unsplit, write_split, write_stats
+from ._kernels.prepruning import split_pays
 from ._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED,
-                              MULTIWAY, NUMERIC, ROUTING_FIELDS,
-                              SURROGATE, Routing)
+                              MULTIWAY, NUMERIC, SURROGATE)
 from ._kernels.subtree import grow_subtree
 from ._kernels.surrogates import all_surrogates, route_missing, select_surrogates
 from ._kernels.selection import choose_split
@@ -144,8 +144,8 @@ class GrowConfig:
     # is a leaf. It is one in every subtree of the weakest-link sequence at alphas from
     # risk_floor up (R(t) bounds its subtree's g(t)), so those subtrees are unchanged.
     # A node whose chosen split cannot survive at the floor whatever its children do
-    # (``complexity.collapses_at_floor``) is a leaf too, in the configurations the subtree
-    # kernel grows: an economy only, the subtrees from the floor up are the same.
+    # (``complexity.collapses_at_floor``) is a leaf too: an economy only, the subtrees
+    # from the floor up are the same.
     risk_floor: float = 0.0
     risk_loss: int = 0
 
@@ -294,30 +294,29 @@ def grow(data, cfg, seed, validation=None):
     # in memory maps (or by other threads) cannot reuse it: handed back first, so that it
     # does not sit idle under the growing tree at the fit's peak.
     _memory.release_if_big(n * p)
-    in_kernel = subtree_allowed(cfg, p)
     limit = subtree_limit(n, data.is_regression)
     key0 = root_key(seed) if draws_per_node(cfg, p) else 0
-    if in_kernel and n <= limit:
+    if cfg.pre_prune:
+        validation = Validation(np.ascontiguousarray(validation.X, dtype=np.float64),
+                                np.ascontiguousarray(validation.y, dtype=np.float64),
+                                np.ascontiguousarray(validation.w, dtype=np.float64))
+    if n <= limit:
         # The whole tree in one kernel call, its tables taken as they are (a small fit:
-        # the builder and the splice would cost more than growing it).
-        return _table_tree(*whole_tree_tables(data, cfg, key0)), []
+        # the builder and the splice would cost more than growing it). Slot j is node j.
+        *tables, refused = whole_tree_tables(data, cfg, key0, validation)
+        return _table_tree(*tables), _refusals(cfg, refused, lambda slot: slot)
     idx0 = np.arange(n, dtype=np.int64)
     w0 = data.w  # (no kernel writes a node's weights: no copy, 8 bytes a row less)
     stats0 = _root_stats(data)
     total_w = float(w0.sum())
     floor_w = risk_floor_weight(cfg, total_w)
-    # A split that collapses at the floor is not made (an economy: the subtrees from the
-    # floor up are the same) where nothing else depends on the node's growth: no
-    # validation test. (A node's random draws depend on its key only, not on the nodes
-    # grown before it; ``node.collapses`` leaves out the criteria it cannot judge.)
-    collapse_floor = floor_w if in_kernel else 0.0
     tree = TreeBuilder(data.n_out)
     root = tree.add(1, 0)
     _expect_regression_tree(data, cfg, tree, [(n, 0)])
     all_features = np.arange(p, dtype=np.int64)
     val0 = None
     if cfg.pre_prune:
-        val0 = (np.arange(validation.X.shape[0]), validation.w.astype(np.float64))
+        val0 = (np.arange(validation.X.shape[0], dtype=np.int64), validation.w)
     layout = histogram_layout(data, cfg)
     hist0 = node_histograms(data, layout, idx0, w0)
     # The streamed split search's slice width, or None when no feature has more bins
@@ -336,9 +335,9 @@ def grow(data, cfg, seed, validation=None):
     log = []  # pre-pruning decisions
     deferred = []  # small nodes whose subtrees the kernel grows once the top is done
     # Nodes taken off the stack at each step: a constant, so that the node numbering
-    # does not depend on the machine. One at a time where a node's validation test must
-    # come in the order of a depth-first walk.
-    width = FRONTIER_WIDTH if in_kernel else 1
+    # does not depend on the machine. (A node's validation test reads its own rows only:
+    # any width decides as one at a time.)
+    width = FRONTIER_WIDTH
     while stack:
         # The step's frontier: each node settled (leaf, small node for the kernel, or to
         # search), then every (node, feature) searched in one parallel call, then each
@@ -346,8 +345,8 @@ def grow(data, cfg, seed, validation=None):
         frontier = []
         for _ in range(min(width, len(stack))):
             node, idx, wi, stats, used, val, hist, key = stack.pop()
-            if in_kernel and idx.size <= limit:
-                deferred.append((node, idx, wi, stats, used, key))
+            if idx.size <= limit:
+                deferred.append((node, idx, wi, stats, used, key, val))
                 continue
             value, imp = node_value_and_impurity(data, cfg, idx, wi, stats)
             depth = int(tree["depth"][node])
@@ -371,7 +370,7 @@ def grow(data, cfg, seed, validation=None):
             best = choose_split(cands.found, cands.decrease, cands.split_info, cfg.gain_ratio)
             if best >= 0 and (pending.weight / total_w * cands.decrease[best] + TIE_EPS
                               >= cfg.min_impurity_decrease):
-                split = _split_best(data, cfg, tree, pending, cands, best, collapse_floor,
+                split = _split_best(data, cfg, tree, pending, cands, best, floor_w,
                                     validation, unit, log)
                 if split is not None:
                     splits.append(split)
@@ -388,7 +387,7 @@ def grow(data, cfg, seed, validation=None):
         del splits, hists
     if deferred:
         _memory.release_if_big(n * p)  # (what the top nodes' searches freed)
-    _grow_below(data, cfg, tree, deferred, total_w)
+    log += _grow_below(data, cfg, tree, deferred, total_w, validation)
     return tree.freeze(), log
 
 
@@ -442,8 +441,8 @@ def _search_frontier(data, cfg, layout, frontier, stream):
 def _split_best(data, cfg, tree, pending, cands, best, collapse_floor, validation, unit,
                 log):
     """Split ``pending``'s node by its candidate ``best``, unless the split collapses at
-    the floor, or pre-pruning refuses it (logged in ``log``): then None. Returns what
-    :func:`_split_node` returns."""
+    the floor, or pre-pruning refuses it (logged in ``log``): then None. Returns the
+    node's children and their histograms' request, as :func:`_split_node` does."""
     node, idx, wi = pending.node, pending.rows[0], pending.rows[1]
     f = int(pending.features[best])
     k = int(cands.kind[best])
@@ -467,36 +466,29 @@ def _split_best(data, cfg, tree, pending, cands, best, collapse_floor, validatio
     rows = pending.rows
     rows.append(branch)
     del idx, wi, branch
-    val = pending.val
-    split = _split_node(data, cfg, tree, node, rows, pending.used, f, k, split_bin,
-                        threshold, (known_w, any_missing, missing_child, cat_map),
-                        float(cands.rho[best]), pending.depth, val, validation,
-                        pending.hist, unit)
-    if val is not None:
-        pays, split_err, leaf_err = _split_pays_on_validation(data, cfg, tree, node, val,
-                                                              validation)
-        if not pays:
-            _undo_split(tree, node, mark)
-            log.append({"node": node, "feature": f, "leaves_removed": 0,
-                        "error_before": split_err, "error_after": leaf_err,
-                        "reason": "pre-pruning: the split does not lower the validation "
-                                  "error" if cfg.strict else
-                                  "pre-pruning: the split raises the validation error"})
-            return None
-    return split
+    kids, request, verdict = _split_node(
+        data, cfg, tree, node, rows, pending.used, f, k, split_bin, threshold,
+        (known_w, any_missing, missing_child, cat_map), float(cands.rho[best]), pending.depth,
+        pending.val, validation, pending.hist, unit)
+    if verdict is not None and not verdict[0]:
+        _undo_split(tree, node, mark)
+        log.append(refusal(node, f, *verdict[1:], cfg.strict))
+        return None
+    return kids, request
+
+
+def refusal(node, feature, split_err, leaf_err, strict):
+    """The pruning report's entry of a split pre-pruning refused at ``node``."""
+    return {"node": node, "feature": feature, "leaves_removed": 0,
+            "error_before": split_err, "error_after": leaf_err,
+            "reason": "pre-pruning: the split does not lower the validation error" if strict
+            else "pre-pruning: the split raises the validation error"}
 
 
 def may_spread(data, cfg):
     """Whether a split may send a sample down several branches (C4.5's fractional rule
     on data with missing values), each with a share of its weight."""
     return cfg.missing_mode == FRACTIONAL and data.has_missing
-
-
-def subtree_allowed(cfg, p):
-    """Whether ``grow_subtree`` can grow small nodes: no validation test at each node.
-    (``p``: the number of features; random draws and absolute error are the kernel's
-    too.)"""
-    return not cfg.pre_prune
 
 
 def absolute_flag(cfg):
@@ -511,16 +503,17 @@ def draws_per_node(cfg, p):
     return cfg.random_splitter or cfg.max_features < p
 
 
-def _grow_below(data, cfg, tree, deferred, total_w):
+def _grow_below(data, cfg, tree, deferred, total_w, validation):
     """Grow the subtrees of the ``deferred`` small nodes, each in one kernel call, and
     append them to ``tree``, biggest first. The calls are independent and release the GIL,
-    so they run on the fit's threads; the tree does not depend on how many."""
+    so they run on the fit's threads; the tree does not depend on how many. Returns the
+    pruning report's entries of the splits pre-pruning refused in them."""
     # Read here, not in the threads: splicing grows the tree's arrays meanwhile.
     depth = {item[0]: int(tree["depth"][item[0]]) for item in deferred}
     layout = subtree_layout(data, cfg)
 
     def one(item):
-        return _subtree(data, cfg, layout, item, depth[item[0]], total_w)
+        return _subtree(data, cfg, layout, item, depth[item[0]], total_w, validation)
 
     # Biggest first, so that no thread is left with a big one at the end; spliced in that
     # order as they finish (on any number of threads: the tree's node order is the same),
@@ -531,11 +524,23 @@ def _grow_below(data, cfg, tree, deferred, total_w):
     work = sum(item[1].size for item in deferred) * data.codes.shape[1]
     parallel = threads > 1 and len(deferred) > 1 and work >= PARALLEL_MIN_CELLS
     results = in_order(lambda i: one(deferred[i]), len(deferred), threads if parallel else 1)
-    for i, result in enumerate(results):
+    log = []
+    for i, (*result, refused) in enumerate(results):
         # A node's rows and weights go once its subtree is spliced (together 16 bytes a
         # training row until the last subtree is grown).
         node, deferred[i] = deferred[i][0], None
+        first = tree.count
         _splice(tree, node, *result)
+        # (Block slot 0 is the node, slot j its (j-1)-th new node.)
+        log += _refusals(cfg, refused, lambda slot: node if slot == 0 else first + slot - 1)
+    return log
+
+
+def _refusals(cfg, refused, node_of):
+    """The pruning report's entries of the kernel's ``refused`` splits (its rows: root,
+    block slot, feature, errors), ``node_of`` a block slot's node in the tree."""
+    return [refusal(node_of(int(slot)), int(f), float(split_err), float(leaf_err),
+                    cfg.strict) for _, slot, f, split_err, leaf_err in refused]
 
 
 def _expect_regression_tree(data, cfg, tree, sizes):
@@ -583,17 +588,21 @@ def subtree_node_bound(data, cfg, sizes):
     return total
 
 
-def whole_tree_tables(data, cfg, key=0):
+def whole_tree_tables(data, cfg, key=0, validation=None):
     """The kernel's tables (``grow_subtree``'s: slot j is node j) of the tree of ``data``
-    grown in one call, as :func:`grow` grows a small fit (``subtree_allowed``, at most
-    ``subtree_limit`` rows): what a cross-validation fold is scored from, with no
-    :class:`TreeArrays` made. ``key``: the root's (its random draws')."""
+    grown in one call, as :func:`grow` grows a small fit (at most ``subtree_limit``
+    rows): what a cross-validation fold is scored from, with no :class:`TreeArrays`
+    made, and the splits pre-pruning refused (on ``validation``). ``key``: the root's
+    (its random draws')."""
     n, p = data.codes.shape
+    val = None
+    if cfg.pre_prune:
+        val = (np.arange(validation.X.shape[0], dtype=np.int64), validation.w)
     root = (0, np.arange(n, dtype=np.int64), data.w, _root_stats(data),
-            np.zeros(p, dtype=bool), key)
+            np.zeros(p, dtype=bool), key, val)
     # (Below HIST_MIN_SAMPLES rows no node keeps dense histograms: no layout to work out.)
     layout = subtree_layout(data, cfg, dense=n >= HIST_MIN_SAMPLES)
-    return _subtree(data, cfg, layout, root, 0, float(data.w.sum()))
+    return _subtree(data, cfg, layout, root, 0, float(data.w.sum()), validation)
 
 
 _NO_DENSE = np.zeros(0, dtype=np.int64)
@@ -615,24 +624,30 @@ def subtree_layout(data, cfg, dense=True):
     return (presort, *layout)
 
 
-def _subtree(data, cfg, layout, item, depth, total_w):
-    """The kernel's (nodes, count, cat_map, surs) of the subtree below a
-    deferred node ``item`` (node, samples, weights, stats, attributes used above, key) at
-    ``depth``: see ``grow_subtree``. ``layout``: :func:`subtree_layout`."""
-    _, idx, wi, stats, used, key = item
-    nodes, slots, cat_map, _, surs, _ = subtree_blocks(
+def _subtree(data, cfg, layout, item, depth, total_w, validation=None):
+    """The kernel's (nodes, count, cat_map, surs, refused) of the subtree below a
+    deferred node ``item`` (node, samples, weights, stats, attributes used above, key,
+    its validation rows and their weights or None) at ``depth``: see ``grow_subtree``.
+    ``layout``: :func:`subtree_layout`."""
+    _, idx, wi, stats, used, key, val = item
+    vargs = None
+    if val is not None:
+        vargs = (validation.X, validation.y, val[0], val[1], np.array([0, val[0].size]),
+                 _priority(cfg, data), bool(cfg.strict))
+    nodes, slots, cat_map, _, surs, _, refused = subtree_blocks(
         data, cfg, layout, idx, wi, np.array([0, idx.size]), stats[None], used[None],
-        np.array([depth]), np.array([total_w]), np.array([key], dtype=np.int64))
-    return nodes, int(slots[1]), cat_map, surs
+        np.array([depth]), np.array([total_w]), np.array([key], dtype=np.int64), vargs)
+    return nodes, int(slots[1]), cat_map, surs, refused
 
 
 def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, total_w,
-                   keys=None):
+                   keys=None, validation=None):
     """``grow_subtree``'s tables of the subtrees below several roots, grown in one call:
     root r has the samples ``idx[root_start[r]:root_start[r + 1]]`` (weights ``w``
     alike), stats ``stats[r]``, attributes ``used[r]`` used above it, depth ``depth[r]``,
     key ``keys[r]`` (its random draws'; None: no draws), and its tree's root weighs
-    ``total_w[r]`` (which scales ``cfg``'s floor)."""
+    ``total_w[r]`` (which scales ``cfg``'s floor). ``validation``: ``grow_subtree``'s
+    (pre-pruning's rows), or None."""
     presort, dense, hist_offsets = layout
     draws = None
     if draws_per_node(cfg, data.codes.shape[1]):
@@ -645,7 +660,7 @@ def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, to
         cfg.min_objects, total_w, idx, w, root_start, stats, used, depth, presort,
         dense, hist_offsets, HIST_MIN_SAMPLES, risk_floor_weight(cfg, total_w), cfg.risk_loss,
         _surrogate_args(data, cfg), *data.value_args,
-        max(64, idx.size // NODE_ROOM_ROWS), draws, absolute_flag(cfg))
+        max(64, idx.size // NODE_ROOM_ROWS), draws, absolute_flag(cfg), validation)
 
 
 def _surrogate_args(data, cfg):
@@ -802,58 +817,15 @@ def _step_histograms(data, layout, splits):
     return out
 
 
-def _label_error(data, cfg, value, y, w):
-    """Validation error of predicting with a node's ``value``: misclassified weight, or
-    squared error."""
-    if data.is_regression:
-        return float(np.sum(w * (y - value[0]) ** 2))
-    total = value.sum()
-    dist = value / total if total > 0 else value
-    top = dist.max()
-    tied = np.flatnonzero(dist >= top - 1e-12 * max(top, 1.0))
-    label = tied[np.argmin(cfg.priority[tied])]
-    return float(np.sum(w[y != label]))
+_NO_SURROGATES = surrogate_table(0)
+_NO_PRIORITY = np.zeros(0, dtype=np.int64)
 
 
-def _split_pays_on_validation(data, cfg, tree, node, val, validation):
-    """The book's pre-pruning test: does splitting ``node`` lower the validation error?"""
-    rows, wv = val
-    yv = validation.y[rows]
-    leaf_err = _label_error(data, cfg, tree["value"][node], yv, wv)
-    shares = _validation_shares(tree, node, validation.X[rows], wv)
-    first = int(tree["first_child"][node])
-    split_err = 0.0
-    for c in range(shares.shape[1]):
-        split_err += _label_error(data, cfg, tree["value"][first + c], yv, shares[:, c])
-    stopped = shares.sum(axis=1) <= 0  # unseen categories stop here, predicted by the node
-    split_err += _label_error(data, cfg, tree["value"][node], yv[stopped], wv[stopped])
-    if cfg.strict:
-        return split_err < leaf_err - 1e-9, split_err, leaf_err
-    return split_err <= leaf_err + 1e-9, split_err, leaf_err
-
-
-def _validation_shares(tree, node, Xv, wv):
-    """Weight of each validation row going to each child of the node just split."""
-    from ._kernels.predict import child_shares
-    a = tree
-    fl = tree.flat
-    s0, ns = int(a["sur_start"][node]), int(a["sur_count"][node])
-    c0 = int(a["cat_map_start"][node])
-    cat_map = np.asarray(fl["cat_map"][c0:], dtype=np.int64) if c0 >= 0 else np.zeros(1, np.int64)
-    local = {k: np.asarray(fl[k][s0:s0 + ns], dtype=dt) for k, dt in
-             (("sur_feature", np.int64), ("sur_kind", np.int8), ("sur_threshold", np.float64),
-              ("sur_category", np.int64), ("sur_flip", np.int8))}
-    local["cat_map"] = cat_map
-    # Point the node at the local copies of its flat entries for this one call.
-    a["sur_start"][node] = 0
-    a["cat_map_start"][node] = 0 if c0 >= 0 else -1
-    try:
-        args = Routing(*(local[k] if k in local else a[k] for k in ROUTING_FIELDS))
-        return child_shares(Xv, np.arange(Xv.shape[0]), wv, args,
-                            a["weighted_n_node_samples"], node)
-    finally:
-        a["sur_start"][node] = s0
-        a["cat_map_start"][node] = c0
+def _priority(cfg, data):
+    """The class tie-break order the validation test reads (none for a regressor)."""
+    if data.is_regression or cfg.priority is None:
+        return _NO_PRIORITY
+    return np.ascontiguousarray(cfg.priority, dtype=np.int64)
 
 
 def _undo_split(tree, node, mark):
@@ -876,7 +848,9 @@ def _root_stats(data):
 def _split_node(data, cfg, tree, node, rows, used, f, k, split_bin, thr, routed, rho,
                 depth, val=None, validation=None, parent_hist=None, unit=False):
     """Split ``node``: returns (its non-empty children as (child, stack item without
-    histograms), what :func:`_step_histograms` needs for theirs). ``rows`` is the list [samples,
+    histograms), what :func:`_step_histograms` needs for theirs, and with validation rows
+    ``val`` pre-pruning's verdict (pays, error with the split, error as a leaf), else
+    None: the caller undoes a split that does not pay). ``rows`` is the list [samples,
     weights, branches] of the node, emptied here: the caller keeps no reference to them,
     so they go as soon as the children have theirs. ``routed``: the rest of what
     ``split_branches`` said of the split (known weight per child, whether any sample
@@ -894,6 +868,7 @@ def _split_node(data, cfg, tree, node, rows, used, f, k, split_bin, thr, routed,
         cat_map_start = len(tree.flat["cat_map"])
         tree.flat["cat_map"].extend(cat_map)
     sur_start, sur_count = len(tree.flat["sur_feature"]), 0
+    surs = _NO_SURROGATES
     if cfg.missing_mode == SURROGATE and k != MULTIWAY and (any_missing
                                                             or cfg.surrogates_always):
         surs = _add_surrogates(data, cfg, tree, idx, wi, branch, f)
@@ -917,20 +892,12 @@ def _split_node(data, cfg, tree, node, rows, used, f, k, split_bin, thr, routed,
     if k == MULTIWAY:
         child_used = used.copy()
         child_used[f] = True
-    parent_value = tree["value"][node].copy()
-    child_val = [None] * n_children
+    child_val, verdict = [None] * n_children, None
     if val is not None:
-        for c in range(n_children):
-            s, e = offsets[c], offsets[c + 1]
-            tree["weighted_n_node_samples"][first + c] = child_w[s:e].sum()
-            if e > s and child_w[s:e].sum() > 0:
-                tree["value"][first + c] = node_value_and_impurity(
-                    data, cfg, child_idx[s:e], child_w[s:e], child_stats[c])[0]
-            else:
-                tree["value"][first + c] = parent_value
-        shares = _validation_shares(tree, node, validation.X[val[0]], val[1])
-        child_val = [(val[0][shares[:, c] > 0], shares[shares[:, c] > 0, c])
-                     for c in range(n_children)]
+        child_val, verdict = _validation_test(
+            data, cfg, tree, node, val, validation, k, f, thr,
+            split_bin if k == CAT_BINARY else -1, n_children, missing_child, cat_map, surs,
+            child_idx, child_w, offsets, child_stats)
     spread = cfg.missing_mode == FRACTIONAL and any_missing
     request = _histogram_request(cfg, parent_hist, child_w, offsets, child_stats, depth,
                                  spread)
@@ -955,7 +922,32 @@ def _split_node(data, cfg, tree, node, rows, used, f, k, split_bin, thr, routed,
         rows = ((mine[1], mine[2]) if mine is not None else
                 (child_idx[s:e].copy(), child_w[:e - s] if unit else child_w[s:e].copy()))
         request = request + (rows,)
-    return kids, request
+    return kids, request, verdict
+
+
+def _validation_test(data, cfg, tree, node, val, validation, k, f, thr, category,
+                     n_children, missing_child, cat_map, surs, child_idx, child_w, offsets,
+                     child_stats):
+    """Pre-pruning's test of the split just made at ``node`` (``prepruning.split_pays``,
+    the subtree kernel's test): (each child's validation rows and weights, (pays, error
+    with the split, error as a leaf))."""
+    parent_value = tree["value"][node]
+    child_value = np.empty((n_children, parent_value.shape[0]))
+    for c in range(n_children):
+        s, e = offsets[c], offsets[c + 1]
+        if e > s and child_w[s:e].sum() > 0:
+            child_value[c] = node_value_and_impurity(data, cfg, child_idx[s:e], child_w[s:e],
+                                                     child_stats[c])[0]
+        else:
+            child_value[c] = parent_value
+    pays, split_err, leaf_err, rows, w, voff = split_pays(
+        validation.X, validation.y, val[0], val[1], k, f, thr, category, n_children,
+        cfg.missing_mode, missing_child, cat_map, surs, 0, len(surs.sur_feature), child_w,
+        offsets, parent_value, child_value, _priority(cfg, data), data.is_regression,
+        cfg.strict)
+    child_val = [(rows[voff[c]:voff[c + 1]], w[voff[c]:voff[c + 1]])
+                 for c in range(n_children)]
+    return child_val, (bool(pays), float(split_err), float(leaf_err))
 
 
 def criterion_for_stats(data):

@@ -71,10 +71,10 @@ def _deferred_weights(monkeypatch, est, X, y, sample_weight=None):
     seen = {}
     real = _grower._grow_below
 
-    def spy(data, cfg, tree, deferred, total_w):
+    def spy(data, cfg, tree, deferred, *rest):
         seen["w"] = data.w
         seen["items"] = [item[2] for item in deferred]
-        return real(data, cfg, tree, deferred, total_w)
+        return real(data, cfg, tree, deferred, *rest)
 
     monkeypatch.setattr(_grower, "_grow_below", spy)  # (6000 rows: the root is Python's)
     est.fit(X, y, sample_weight=sample_weight)

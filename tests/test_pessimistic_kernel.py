@@ -9,11 +9,26 @@ import pytest
 from sklearn.datasets import load_digits
 
 from quercus import C45Classifier, _prepare
-from quercus._kernels.predict import accumulate_node_stats, child_shares
+from quercus._kernels.predict import SPREAD, accumulate_node_stats, child_branches
 from quercus._kernels.schema import LEAF
 from quercus._pruning import (_training_errors, added_errors, copy_tree, make_leaf,
                               pessimistic, subtree_leaves)
 from quercus._target import Target
+
+
+def child_shares(X, rows, w, t, weighted_n, node):
+    """Weight of each of ``rows`` going to each child of ``node`` (columns in branch
+    order), from the routing kernel's branches: a spread row (a missing value) shared out
+    by the children's training weights, a stopping row nowhere."""
+    branch = child_branches(X, rows, t, node)
+    first, k = int(t.first_child[node]), int(t.n_children[node])
+    out = np.zeros((rows.shape[0], k))
+    own = np.flatnonzero(branch >= 0)
+    out[own, branch[own]] = w[own]
+    spread = branch == SPREAD
+    kids = weighted_n[first:first + k]
+    out[spread] = w[spread, None] * kids / kids.sum()
+    return out
 
 
 def reference_pessimistic(est, tree, X_enc, y_enc, w, cf, subtree_raising):

@@ -15,7 +15,7 @@ from sklearn.datasets import load_diabetes, load_digits
 import quercus._grower as grower
 from quercus import (C45Classifier, CARTClassifier, CARTRegressor, DecisionTreeClassifier,
                      DecisionTreeRegressor, ID3Classifier)
-from quercus._grower import GrowConfig, subtree_allowed
+from quercus._grower import GrowConfig
 from quercus._kernels.selection import choose_split
 from quercus.datasets import load_watermelon
 
@@ -196,14 +196,64 @@ def _cfg(**kw):
     return GrowConfig(**{**base, **kw})
 
 
-def test_subtree_kernel_is_not_used_where_python_does_per_node_work():
-    assert subtree_allowed(_cfg(), 5)
-    assert subtree_allowed(_cfg(missing_mode=1, max_surrogate=0), 5)
-    assert subtree_allowed(_cfg(missing_mode=1, max_surrogate=5), 5)  # surrogates too
-    assert subtree_allowed(_cfg(random_splitter=True), 5)  # draws by the node's key
-    assert subtree_allowed(_cfg(max_features=3), 5)
-    assert not subtree_allowed(_cfg(pre_prune=True), 5)  # validation set
-    assert subtree_allowed(_cfg(criterion=4), 5)  # absolute error: its own search, in it
+def _refusals(est):
+    """The splits pre-pruning refused, each at its node's place in the canonical order
+    (how a grower numbers nodes does not matter), with its errors."""
+    tree = est.tree_
+    order, i = [0], 0
+    while i < len(order):
+        v = order[i]
+        if tree.kind[v] != 0:
+            order.extend(range(tree.first_child[v], tree.first_child[v] + tree.n_children[v]))
+        i += 1
+    place = {v: j for j, v in enumerate(order)}
+    return sorted((place[r["node"]], r["feature"], round(r["error_before"], 9),
+                   round(r["error_after"], 9)) for r in est.pruning_report_)
+
+
+PRE_PRUNED = [
+    ("id3-multiway", lambda: ID3Classifier(pruning="pre", random_state=0),
+     _mixed_categorical),
+    ("cart-surrogates", lambda: CARTClassifier(pruning="pre", random_state=0),
+     lambda: _digits(0.1)),
+    ("c45-fractional", lambda: C45Classifier(pruning="pre", random_state=0),
+     _mixed_categorical),
+    ("ordered-not-strict", lambda: DecisionTreeClassifier(
+        pruning="pre", strict_improvement=False, categorical_split="ordered",
+        random_state=1),
+     _mixed_categorical),
+    ("one-vs-rest-learned", lambda: DecisionTreeClassifier(
+        pruning="pre", random_state=2), _mixed_categorical),
+    ("random-draws", lambda: DecisionTreeClassifier(pruning="pre", max_features=20,
+                                                    random_state=4), _digits),
+    ("regression", lambda: DecisionTreeRegressor(pruning="pre", random_state=0),
+     _regression_with_categories),
+    ("regression-surrogates", lambda: CARTRegressor(pruning="pre", random_state=0),
+     _regression_with_categories),
+    ("absolute-fractional", lambda: DecisionTreeRegressor(
+        pruning="pre", criterion="absolute_error", missing_strategy="fractional",
+        random_state=2),
+     _regression_with_categories),
+]
+
+
+@pytest.mark.parametrize("name,make,data", PRE_PRUNED, ids=[c[0] for c in PRE_PRUNED])
+def test_pre_pruning_refuses_the_same_splits_in_either_grower(monkeypatch, name, make,
+                                                              data):
+    # Each node's validation rows are routed by its split and the split kept only when
+    # it lowers their error: in the kernel as in the Python grower, whatever grows it.
+    # (random_state: the same rows held out for validation in every fit.)
+    X, y = data()
+    fits = []
+    for limit in (-1, 10**9, 60):
+        monkeypatch.setattr(grower, "SUBTREE_MAX_SAMPLES", limit)
+        fits.append(make().fit(X, y))
+    python, kernel, mixed = fits
+    assert python.tree_.node_count > 3
+    assert _refusals(python)  # the test refused splits
+    for other in (kernel, mixed):
+        _assert_same_tree(python.tree_, other.tree_)
+        assert _refusals(other) == _refusals(python)
 
 
 def test_surrogate_trees_keep_their_surrogates_on_small_nodes():
@@ -325,7 +375,7 @@ def test_a_tree_grown_wholly_by_the_kernel_is_its_nodes_spliced_below_a_root(
     monkeypatch.setattr(grower, "SUBTREE_MAX_SAMPLES", 10**9)
     direct = make().set_params(pruning=None).fit(X, y).tree_
     assert len(tables) == 1
-    nodes, count, cat_map, surs = tables[0]
+    nodes, count, cat_map, surs, _ = tables[0]
     builder = TreeBuilder(nodes.value.shape[1])
     builder.add(1, 0)
     grower._splice(builder, 0, type(nodes)(*(a.copy() for a in nodes)), count, cat_map,
@@ -403,7 +453,8 @@ def test_both_growers_leave_a_leaf_where_a_split_collapses_at_the_floor(monkeypa
     lambda: CARTClassifier(max_depth=7),
     lambda: C45Classifier(),
     lambda: CARTRegressor(max_depth=6),
-], ids=["cart", "c45", "regressor"])
+    lambda: CARTClassifier(pruning="pre", strict_improvement=False, random_state=0),
+], ids=["cart", "c45", "regressor", "pre-pruned"])
 def test_the_python_grower_s_steps_grow_the_same_tree_whatever_their_width(monkeypatch,
                                                                          make):
     # Each step of the Python grower searches several nodes' features together: however
@@ -440,9 +491,9 @@ def test_the_kernel_s_tree_does_not_depend_on_the_room_it_starts_with(monkeypatc
     real, capacities = grower.grow_subtree, []
 
     def one_slot(*args):
-        *before, capacity, draws, absolute = args
+        *before, capacity, draws, absolute, validation = args
         capacities.append(capacity)
-        return real(*before, 1, draws, absolute)
+        return real(*before, 1, draws, absolute, validation)
 
     monkeypatch.setattr(grower, "grow_subtree", one_slot)
     cramped = _with_limit(monkeypatch, 10**9, make(), X, y)

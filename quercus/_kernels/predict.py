@@ -552,25 +552,6 @@ def children_weight(weighted_n, first, k):
     return total
 
 
-@kernel
-def child_shares(X, rows, w, t, weighted_n, node):
-    """Weight of each of the rows ``rows`` of ``X`` (weights ``w``) going to each child of
-    ``node`` (columns in branch order): a row spread by a missing value (C4.5) is shared out
-    by the children's training weights, a stopping row goes nowhere."""
-    first, k = t.first_child[node], t.n_children[node]
-    branch = child_branches(X, rows, t, node)
-    out = np.zeros((rows.shape[0], k))
-    total = children_weight(weighted_n, first, k)
-    for i in range(rows.shape[0]):
-        b = branch[i]
-        if b == SPREAD:
-            for c in range(k):
-                out[i, c] = w[i] * weighted_n[first + c] / total
-        elif b >= 0:
-            out[i, b] = w[i]
-    return out
-
-
 @inner
 def stop_node_moments(indptr, indices, collapse, thresholds, node_label, node_value, target,
                       w, regression):

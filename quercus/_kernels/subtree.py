@@ -8,8 +8,8 @@ contiguously when their parent splits) and the same rules: whether a node is sea
 how a split routes its samples are the functions of :mod:`quercus._kernels.node`, which
 the Python grower calls too. So the tree is the same.
 
-It serves every configuration without Python-side work at a node: all but pre-pruning
-on a validation set, which the grower checks. A node's random draws (``max_features``,
+It serves every configuration, pre-pruning on a validation set included (the same test
+as the Python grower's, :mod:`quercus._kernels.prepruning`). A node's random draws (``max_features``,
 the random splitter) are made from its key, as the Python grower makes them
 (:mod:`quercus._kernels.draws`); absolute error's nodes are searched by the same
 ``search_at``. rpart's surrogate splits are kept and followed by the same helpers as the
@@ -21,12 +21,13 @@ import numpy as np
 from ._jit import inner, kernel
 from .absolute import ae_category_order, ae_node
 from .builder import (as_parent, first_surrogates, init_nodes, leaf_nodes, surrogate_table,
-                      with_room, with_surrogate_room, write_split, write_stats)
+                      unsplit, with_room, with_surrogate_room, write_split, write_stats)
 from .criteria import GINI, SQUARED_ERROR, impurity
 from .draws import child_key, node_draws
 from .histograms import build_histograms, sorted_positions, subtract_histograms
 from .node import branches, collapses, histogram_plan, settle, subset_map
 from .partition import scatter
+from .prepruning import validation_test
 from .selection import choose_split
 from .splits import (INT_BIN, INT_MISS_DIR, RES_DECREASE, RES_INFO, RES_RHO,
                      RES_THRESHOLD, TIE_EPS, WORK_ROWS, midpoint_of_rows, resolve_threshold,
@@ -55,7 +56,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                  total_w, idx0, w0, root_start, stats0, used0, depth0, can_presort,
                  dense_features, hist_offsets, hist_min_samples, risk_floor, risk_loss,
                  surrogates, xv, x_row_stride, x_col_stride, x_rows, capacity, draws,
-                 absolute):
+                 absolute, validation):
     """Grow the subtrees below one or more nodes (roots), each as the Python grower would.
 
     Root ``r`` has the samples ``idx0[root_start[r]:root_start[r + 1]]`` (weights ``w0``
@@ -108,10 +109,17 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     sorted samples and its categories ordered by median), None otherwise (and that code
     is not compiled).
 
-    Returns (nodes, slot_start, cat_map, cat_start, surs, sur_start): the nodes (slots
-    past ``slot_start[-1]`` unused), the categories' children of ordered splits and the
-    surrogates (a :data:`~quercus._kernels.schema.Surrogates` record), each with its
-    blocks' starts.
+    ``validation``: (X, y, rows, w, row_start, priority, strict) for pre-pruning: root
+    ``r``'s validation rows are ``rows[row_start[r]:row_start[r + 1]]`` of ``X`` / ``y``
+    (weights ``w`` alike), and a split is kept only when it lowers their error
+    (:func:`~quercus._kernels.prepruning.validation_test`, the Python grower's test);
+    None: no pre-pruning (and its code is not compiled).
+
+    Returns (nodes, slot_start, cat_map, cat_start, surs, sur_start, refused): the nodes
+    (slots past ``slot_start[-1]`` unused), the categories' children of ordered splits and
+    the surrogates (a :data:`~quercus._kernels.schema.Surrogates` record), each with its
+    blocks' starts, and the splits pre-pruning refused, a row each in the order they were
+    tried: (root, block slot, feature, error with the split, error as a leaf).
     ``is_cat`` is None when no feature is categorical, as for :func:`search_node`.
     """
     n_out = 1 if regression else n_stats
@@ -147,6 +155,10 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         for f in range(p):
             if is_cat[f] and n_bins[f] > most:
                 most = np.int64(n_bins[f])
+    no_vrows = np.zeros(0, dtype=np.int64)
+    no_vw = np.zeros(0)
+    refused = np.empty((0, 5))
+    n_refused = 0
     slot_start = np.empty(n_roots + 1, dtype=np.int64)
     cat_start = np.empty(n_roots + 1, dtype=np.int64)
     sur_start = np.empty(n_roots + 1, dtype=np.int64)
@@ -197,7 +209,12 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
         key0 = np.int64(0)
         if draws is not None:
             key0 = draws[0][r]
-        stack = [(base, r_idx, r_w, stats0[r], used0[r], np.int64(0), hist0, hist_n0, key0)]
+        vrows0, vw0 = no_vrows, no_vw
+        if validation is not None:
+            vs, ve = validation[4][r], validation[4][r + 1]
+            vrows0, vw0 = validation[2][vs:ve], validation[3][vs:ve]
+        stack = [(base, r_idx, r_w, stats0[r], used0[r], np.int64(0), hist0, hist_n0, key0,
+                  vrows0, vw0)]
         while len(stack) > 0:
             # Room for the most children (and category map entries, and surrogates) a
             # split makes, made here rather than at each split: a record reassigned inside
@@ -211,7 +228,7 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
             while (len(stack) > 0 and count + most <= nodes.kind.shape[0]
                    and n_sur + max_sur <= surs.sur_feature.shape[0]
                    and n_cat + most <= cat_maps.shape[0]):
-                slot, idx, wi, stats, used, start, hist, hist_n, key = stack.pop()
+                slot, idx, wi, stats, used, start, hist, hist_n, key, vrows, vw = stack.pop()
                 presorted = (srt0, slot_of, start, h_bins, h_counts, h_n)
                 m = idx.shape[0]
                 if absolute is not None:
@@ -327,6 +344,48 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 write_split(nodes, slot, k, f, threshold, split_bin if k == CAT_BINARY else -1,
                             first - base - 1, n_children, res[best, RES_RHO], missing_mode,
                             missing_child, node_sur_start, n_kept, cat_map_start)
+                c_weight = np.zeros(n_children)
+                for c in range(n_children):
+                    for i in range(offsets[c], offsets[c + 1]):
+                        c_weight[c] += child_w[i]
+                c_vrows, c_vw, c_voff = no_vrows, no_vw, no_vrows
+                if validation is not None:
+                    child_value = np.empty((n_children, n_out))
+                    for c in range(n_children):
+                        s, e = offsets[c], offsets[c + 1]
+                        if not (e > s and c_weight[c] > 0):
+                            child_value[c] = nodes.value[slot]
+                        elif absolute is not None:
+                            child_value[c, 0] = ae_node(y, child_idx[s:e], child_w[s:e])[0]
+                        elif regression:
+                            child_value[c, 0] = child_stats[c, 1] / child_stats[c, 0]
+                        else:
+                            child_value[c] = child_stats[c, :n_out]
+                    pays, split_err, leaf_err, c_vrows, c_vw, c_voff = validation_test(
+                        validation[0], validation[1], vrows, vw, k, f, threshold,
+                        split_bin if k == CAT_BINARY else -1, n_children, missing_mode,
+                        missing_child, cat_map, surs, n_sur - n_kept, n_kept, child_w,
+                        offsets, nodes.value[slot], child_value, validation[5], regression,
+                        validation[6])
+                    if not pays:
+                        # The node stays a leaf: its split, children, category map and
+                        # surrogates undone.
+                        unsplit(nodes, slot)
+                        count = first
+                        n_sur -= n_kept
+                        if k == CAT_SUBSET:
+                            n_cat -= nbf
+                        if n_refused == refused.shape[0]:
+                            more = np.empty((max(16, 2 * n_refused), 5))
+                            more[:n_refused] = refused[:n_refused]
+                            refused = more
+                        refused[n_refused, 0] = r
+                        refused[n_refused, 1] = slot - base
+                        refused[n_refused, 2] = f
+                        refused[n_refused, 3] = split_err
+                        refused[n_refused, 4] = leaf_err
+                        n_refused += 1
+                        continue
                 child_used = used
                 if k == MULTIWAY:
                     child_used = used.copy()
@@ -335,10 +394,6 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 # The children's histograms: the smaller child's from its samples, the larger's
                 # by subtraction (not where C4.5 spread a sample into both: counts would not add
                 # up).
-                c_weight = np.zeros(n_children)
-                for c in range(n_children):
-                    for i in range(offsets[c], offsets[c + 1]):
-                        c_weight[c] += child_w[i]
                 c_hist = [no_hist, no_hist]
                 c_hist_n = [no_hist_n, no_hist_n]
                 spread = missing_mode == FRACTIONAL and any_missing
@@ -364,15 +419,19 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                         c_key = key  # (no draws: no key to make, and no code for it)
                         if draws is not None:
                             c_key = child_key(key, c)
+                        c_vr, c_vwc = no_vrows, no_vw
+                        if validation is not None:
+                            c_vr = c_vrows[c_voff[c]:c_voff[c + 1]].copy()
+                            c_vwc = c_vw[c_voff[c]:c_voff[c + 1]].copy()
                         stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
                                       child_stats[c].copy(), child_used, start + s, h, hn,
-                                      c_key))
+                                      c_key, c_vr, c_vwc))
                     else:
                         # An empty branch (or one of zero weight) predicts as its parent.
                         as_parent(nodes, first + c, slot, e - s)
     slot_start[n_roots], cat_start[n_roots], sur_start[n_roots] = count, n_cat, n_sur
     return (nodes, slot_start, grown_vector(cat_maps, n_cat, n_cat), cat_start,
-            first_surrogates(surs, n_sur), sur_start)
+            first_surrogates(surs, n_sur), sur_start, refused[:n_refused].copy())
 
 
 @inner
