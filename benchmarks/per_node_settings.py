@@ -14,8 +14,10 @@ quercus: ``CARTClassifier`` with ``max_features="sqrt"`` or ``splitter="random"`
 ``random_state=0``, or ``CARTRegressor(criterion="absolute_error")``, every other parameter
 its default (so ``max_bins=255``; the surrogates search nothing, as there is no missing
 value); scikit-learn: ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` with the same
-setting. Pre-pruning: ``CARTClassifier(pruning="pre", random_state=0)`` (a quarter of the
-fitting rows held out for its test, its default ``validation_fraction``); scikit-learn
+setting. Pre-pruning: ``CARTClassifier(pruning="pre", random_state=0)``, and with
+``strict_improvement=False`` (a split that leaves the validation error as it is kept too:
+deeper trees), a quarter of the fitting rows held out for its test (its default
+``validation_fraction``); scikit-learn
 has no such pruning, so its row is its default ``DecisionTreeClassifier()``, a scale
 only. Each side fits once untimed (numba's kernels compiled or loaded from the cache),
 then the median of ``--reps`` fits is reported, with the test score (accuracy, or R²) and
@@ -34,7 +36,9 @@ SHAPES = ((100_000, 20), (20_000, 50))
 SETTINGS = (("max_features='sqrt'", "clf", dict(max_features="sqrt", random_state=0), None),
             ("splitter='random'", "clf", dict(splitter="random", random_state=0), None),
             ("criterion='absolute_error'", "reg", dict(criterion="absolute_error"), None),
-            ("pruning='pre'", "clf", dict(pruning="pre", random_state=0), {}))
+            ("pruning='pre'", "clf", dict(pruning="pre", random_state=0), {}),
+            ("pruning='pre', strict_improvement=False", "clf",
+             dict(pruning="pre", strict_improvement=False, random_state=0), {}))
 
 CASE = r"""
 import json, statistics, sys, time
