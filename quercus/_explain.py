@@ -374,9 +374,8 @@ def _mark(est, data, node, idx, wi, features, table, cat_mode, crit):
     mode = int(tree.missing_mode[node]) if tree.kind[node] else FRACTIONAL
     no_draw = np.full(features.size, -1.0)
     found, kind, _, dec, info, split_bin, thr, _, _ = search_node(
-        data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi, data.bin_offsets,
-        features, idx, wi, data.y, data.y2, data.n_stats, crit, search_cat, mode, msl, 0.0,
-        no_draw)
+        data.binned, data.cat_mask, features, idx, wi, data.y, data.y2, data.n_stats, crit,
+        search_cat, mode, msl, 0.0, no_draw)
     for i, f in enumerate(features):
         if not found[i]:
             continue

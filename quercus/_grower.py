@@ -28,7 +28,7 @@ from ._kernels.splits import (TIE_EPS, resolve_threshold, search_features,
 from ._kernels.builder import as_parent, surrogate_table, unsplit, write_split, write_stats
 from ._kernels.prepruning import split_pays
 from ._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED,
-                              MULTIWAY, NUMERIC, SURROGATE)
+                              MULTIWAY, NUMERIC, SURROGATE, Binned)
 from ._kernels.subtree import grow_subtree
 from ._kernels.surrogates import all_surrogates, route_missing, select_surrogates
 from ._kernels.selection import choose_split
@@ -244,6 +244,12 @@ class BinnedData:
                           self.y2, self.w, self.n_stats, self.n_out)
 
     @cached_property
+    def binned(self):
+        """The bins as the kernels take them: a :data:`~quercus._kernels.schema.Binned`
+        record of ``codes``, ``n_bins``, ``bin_lo``, ``bin_hi`` and ``bin_offsets``."""
+        return Binned(self.codes, self.n_bins, self.bin_lo, self.bin_hi, self.bin_offsets)
+
+    @cached_property
     def cat_mask(self):
         """``is_cat`` for the split search kernels, None when no feature is categorical:
         numba then compiles them without the categorical scorers (a numeric fit's first
@@ -423,9 +429,8 @@ def _search_frontier(data, cfg, layout, frontier, stream):
             pn = frontier[j]
             local = pos[nodes == j] - starts[j]
             parts.append(search_features(
-                data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi,
-                data.bin_offsets, pn.features[local], pn.rows[0], pn.rows[1], data.y, data.y2,
-                data.n_stats, cfg.criterion, cfg.cat_mode, cfg.missing_mode,
+                data.binned, data.cat_mask, pn.features[local], pn.rows[0], pn.rows[1],
+                data.y, data.y2, data.n_stats, cfg.criterion, cfg.cat_mode, cfg.missing_mode,
                 cfg.min_samples_leaf, cfg.min_weight_leaf, pn.uniforms[local],
                 float(cfg.min_objects), *hargs[j], stream, absolute_flag(cfg)))
         if len(parts) == 1:
@@ -653,14 +658,14 @@ def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, to
     if draws_per_node(cfg, data.codes.shape[1]):
         draws = (keys, np.int64(cfg.max_features), bool(cfg.random_splitter))
     return grow_subtree(
-        data.codes, data.n_bins, data.cat_mask, data.bin_lo, data.bin_hi, data.bin_offsets,
-        data.y, data.y2, data.n_stats, data.is_regression, cfg.criterion, cfg.gain_ratio,
-        cfg.cat_mode, cfg.missing_mode, cfg.max_depth, cfg.min_samples_split,
-        cfg.min_samples_leaf, cfg.min_weight_leaf, cfg.min_impurity_decrease,
-        cfg.min_objects, total_w, idx, w, root_start, stats, used, depth, presort,
-        dense, hist_offsets, HIST_MIN_SAMPLES, risk_floor_weight(cfg, total_w), cfg.risk_loss,
-        _surrogate_args(data, cfg), *data.value_args,
-        max(64, idx.size // NODE_ROOM_ROWS), draws, absolute_flag(cfg), validation)
+        data.binned, data.cat_mask, data.y, data.y2, data.n_stats, data.is_regression,
+        cfg.criterion, cfg.gain_ratio, cfg.cat_mode, cfg.missing_mode, cfg.max_depth,
+        cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_weight_leaf,
+        cfg.min_impurity_decrease, cfg.min_objects, total_w, idx, w, root_start, stats, used,
+        depth, presort, dense, hist_offsets, HIST_MIN_SAMPLES,
+        risk_floor_weight(cfg, total_w), cfg.risk_loss, _surrogate_args(data, cfg),
+        *data.value_args, max(64, idx.size // NODE_ROOM_ROWS), draws, absolute_flag(cfg),
+        validation)
 
 
 def _surrogate_args(data, cfg):
@@ -992,8 +997,7 @@ def _add_surrogates(data, cfg, tree, idx, wi, branch, f):
     p = data.codes.shape[1]
 
     def search(pos):
-        return all_surrogates(data.codes, data.n_bins, data.is_cat, data.bin_lo, data.bin_hi,
-                              data.bin_offsets, pos, f, sidx, sw, direction)
+        return all_surrogates(data.binned, data.cat_mask, pos, f, sidx, sw, direction)
 
     found = over_features(search, p, threads_for(sidx.size * p))
     surs = select_surrogates(data.codes, data.n_bins, *found, sidx,

@@ -8,7 +8,7 @@ from quercus._kernels.absolute import abs_dev
 from quercus._kernels.criteria import ABSOLUTE_ERROR
 from quercus._kernels.splits import search_node
 from quercus._kernels.schema import (CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED, FRACTIONAL,
-                                     LEARNED)
+                                     LEARNED, Binned)
 
 
 def naive_abs_dev(y, w):
@@ -41,8 +41,9 @@ def run_search(codes, n_bins, is_cat, values, y, w, cat_mode, missing_mode, min_
     offsets = np.zeros(p + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([len(v) for v in values])
     flat = np.concatenate(values) if values else np.zeros(0)
-    return search_node(np.asfortranarray(codes.astype(np.int32)), n_bins.astype(np.int64),
-                       is_cat, flat, flat, offsets, np.arange(p, dtype=np.int64),
+    binned = Binned(np.asfortranarray(codes.astype(np.int32)), n_bins.astype(np.int64), flat,
+                    flat, offsets)
+    return search_node(binned, is_cat, np.arange(p, dtype=np.int64),
                        np.arange(n, dtype=np.int64), w, y, y * y, 3, ABSOLUTE_ERROR, cat_mode,
                        missing_mode, min_leaf, 0.0, np.full(p, -1.0))
 

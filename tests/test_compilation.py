@@ -121,7 +121,8 @@ def test_search_node_is_search_features_unpacked():
     features = np.arange(p, dtype=np.int64)
     idx = np.arange(n, dtype=np.int64)
     w = np.ones(n)
-    args = (codes, n_bins, None, lo, lo, offsets, features, idx, w, y, y, 2, criteria.GINI,
+    args = (schema.Binned(codes, n_bins, lo, lo, offsets), None, features, idx, w, y, y, 2,
+            criteria.GINI,
             schema.CAT_MULTIWAY, schema.LEARNED, 1, 0.0, np.full(p, -1.0))
     out = splits.search_node(*args)
     packed = splits.search_features(*args, 0.0, np.zeros((0, 2)), np.zeros(0, dtype=np.int64),

@@ -23,7 +23,7 @@ from quercus import C45Classifier, CARTClassifier, ID3Classifier, export_dict
 from quercus._kernels.criteria import ENTROPY, GINI, impurity, split_scores
 from quercus._kernels.histograms import feature_histogram, sorted_positions
 from quercus._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, FRACTIONAL,
-                                     MULTIWAY, NUMERIC)
+                                     MULTIWAY, NUMERIC, Binned)
 from quercus._kernels.splits import search_node
 
 # pytest runs with --import-mode=importlib, so tests/ is not on sys.path: load naive.py by path.
@@ -242,7 +242,8 @@ def _check_search(df, y, categorical, w, idx, features, criterion, multiway, msl
     y_codes = np.array([classes.index(v) for v in y], dtype=np.float64)
     feats = np.array(features, dtype=np.int64)
     found, kind, child, dec, info, split_bin, thr, miss_dir, rho = search_node(
-        codes, n_bins, is_cat, values, values, offsets, feats, idx, w[idx], y_codes, y_codes,
+        Binned(codes, n_bins, values, values, offsets), is_cat, feats, idx, w[idx], y_codes,
+        y_codes,
         len(classes), criterion, CAT_MULTIWAY if multiway else CAT_ONE_VS_REST, FRACTIONAL,
         msl, mlw, np.full(len(feats), -1.0))
     node = df.iloc[idx]
@@ -308,7 +309,7 @@ def test_search_node_without_categorical_features_takes_none_for_is_cat():
         idx = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
         w = np.round(rng.uniform(0.05, 3.0, size=n), 4)
         feats = np.arange(df.shape[1], dtype=np.int64)
-        outs = [search_node(codes, n_bins, mask, values, values, offsets, feats,
+        outs = [search_node(Binned(codes, n_bins, values, values, offsets), mask, feats,
                             idx.astype(np.int64), w[idx], y_codes, y_codes,
                             int(y_codes.max()) + 1, GINI, CAT_ONE_VS_REST, FRACTIONAL, 1, 0.0,
                             np.full(len(feats), -1.0))
@@ -348,7 +349,7 @@ def test_search_node_numeric_tie_goes_to_smallest_threshold():
     for crit in (ENTROPY, GINI):
         codes, n_bins, is_cat, values, offsets, _ = encode(df, [])
         yf = np.array([0.0, 1.0, 1.0, 0.0])
-        out = search_node(codes, n_bins, is_cat, values, values, offsets,
+        out = search_node(Binned(codes, n_bins, values, values, offsets), is_cat,
                           np.array([0]), idx, w[idx], yf, yf, 2, crit, CAT_MULTIWAY,
                           FRACTIONAL, 1, 0.0, np.full(1, -1.0))
         assert out[6][0] == 1.5

@@ -6,7 +6,7 @@ import numpy as np
 from quercus._kernels.criteria import GINI
 from quercus._kernels.histograms import build_histograms
 from quercus._kernels.partition import route
-from quercus._kernels.schema import NUMERIC
+from quercus._kernels.schema import NUMERIC, Binned
 from quercus._kernels.splits import search_node
 
 N_ROWS = 2**30 + 2**20  # two uint8 columns: 2^31 + 2^21 cells
@@ -32,8 +32,8 @@ def test_kernels_read_cells_beyond_two_to_the_31(tmp_path):
     values = np.arange(10, dtype=np.float64)
     bin_values = np.r_[0.0, values]  # exact bins: smallest = largest
     bin_offsets = np.array([0, 1, 11], dtype=np.int64)
-    out = search_node(codes, n_bins, np.zeros(2, dtype=np.bool_), bin_values, bin_values,
-                      bin_offsets, np.array([1]), far, w, y, y, 2, GINI, 0, 2, 1, 0.0,
+    out = search_node(Binned(codes, n_bins, bin_values, bin_values, bin_offsets),
+                      np.zeros(2, dtype=np.bool_), np.array([1]), far, w, y, y, 2, GINI, 0, 2, 1, 0.0,
                       np.array([-1.0]))
     found, kind, _, dec, _, split_bin, thr = out[:7]
     assert found[0] and kind[0] == NUMERIC and split_bin[0] == 5 and thr[0] == 5.5

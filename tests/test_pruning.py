@@ -28,6 +28,7 @@ The book's example, worked by hand (training rows 1 2 3 6 7 10 14 15 16 17, vali
 * strict_improvement=False turns every "1 vs 1" above into a prune / a split.
 """
 
+import inspect
 import math
 import statistics
 from fractions import Fraction
@@ -62,6 +63,13 @@ def _shape(est):
             return d["class"] if "class" in d else d["value"]
         return (d["feature"], {c["condition"]: rec(c["node"]) for c in d["children"]})
     return rec(export_dict(est))
+
+
+def _root_count(args):
+    """How many roots a ``grow_subtree`` call with ``args`` grows (its ``root_start``)."""
+    from quercus._kernels.subtree import grow_subtree
+    names = list(inspect.signature(grow_subtree.py_func).parameters)
+    return args[names.index("root_start")].size - 1
 
 
 def _h(*counts):
@@ -908,7 +916,7 @@ def test_small_folds_are_grown_and_scored_in_one_call_as_one_by_one(monkeypatch,
     roots = []  # the roots of each grow_subtree call
     real_grow = _grower.grow_subtree
     monkeypatch.setattr(_grower, "grow_subtree",
-                        lambda *a: roots.append(a[23].size - 1) or real_grow(*a))
+                        lambda *a: roots.append(_root_count(a)) or real_grow(*a))
     real_scorer = _fit._fold_scorer
 
     def one_by_one(*args):  # the scorer without its every_fold
@@ -952,7 +960,7 @@ def test_folds_of_a_splitter_whose_training_rows_lack_a_class_go_one_by_one(monk
     roots = []
     real_grow = _grower.grow_subtree
     monkeypatch.setattr(_grower, "grow_subtree",
-                        lambda *a: roots.append(a[23].size - 1) or real_grow(*a))
+                        lambda *a: roots.append(_root_count(a)) or real_grow(*a))
     est = CARTClassifier(pruning="cost_complexity", cv=cv, n_jobs=1, random_state=3)
     table = est.fit(X, y).cp_table_
     assert roots == [1] * 7

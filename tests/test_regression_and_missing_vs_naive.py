@@ -30,7 +30,7 @@ from quercus._kernels.histograms import feature_histogram
 from quercus._kernels.partition import route, scatter
 from quercus._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED,
                                      CAT_SUBSET, FRACTIONAL, LEARNED, MULTIWAY, NUMERIC,
-                                     SURROGATE)
+                                     SURROGATE, Binned)
 from quercus._kernels.splits import search_node
 from quercus._kernels.surrogates import best_surrogate
 
@@ -196,7 +196,8 @@ def kernel_search(df, y, w, idx, features, criterion, cat_mode, missing_mode, ms
     else:
         yf = np.asarray(y, dtype=np.float64)
         y2, n_stats = second_stat(yf, criterion), 3
-    out = search_node(codes, n_bins, is_cat, values, values, offsets, np.array(features, np.int64),
+    out = search_node(Binned(codes, n_bins, values, values, offsets), is_cat,
+                      np.array(features, np.int64),
                       idx, w[idx], yf, y2, n_stats, criterion, cat_mode, missing_mode, msl,
                       mlw, np.full(len(features), -1.0))
     keys = ("found", "kind", "child", "dec", "info", "split_bin", "thr", "miss_dir", "rho")

@@ -10,7 +10,8 @@ import pytest
 from quercus import C45Classifier, CARTClassifier, CARTRegressor, export_dict
 from quercus import _grower
 from quercus._kernels.criteria import ENTROPY, GINI, POISSON, SQUARED_ERROR
-from quercus._kernels.schema import CAT_ONE_VS_REST, FRACTIONAL, LEARNED, SURROGATE
+from quercus._kernels.schema import (CAT_ONE_VS_REST, FRACTIONAL, LEARNED, SURROGATE,
+                                     Binned)
 from quercus._kernels.splits import search_node
 
 
@@ -62,7 +63,8 @@ def assert_same_split(whole, streamed, exact_scores=False):
 def _search(problem, criterion, missing_mode, msl, mlw, min_objects, stream_bins):
     codes, n_bins, bin_values, offsets, idx, w, y, y2, n_stats = problem
     features = np.arange(codes.shape[1], dtype=np.int64)
-    return search_node(codes, n_bins, None, bin_values, bin_values, offsets, features, idx, w,
+    return search_node(Binned(codes, n_bins, bin_values, bin_values, offsets), None, features,
+                       idx, w,
                        y, y2, n_stats, criterion, CAT_ONE_VS_REST, missing_mode, msl, mlw,
                        np.full(features.size, -1.0), min_objects, stream_bins)
 
@@ -114,7 +116,8 @@ def test_streamed_search_is_not_used_for_poisson_or_a_random_threshold():
     for uniforms in (-1.0, 0.5):
         codes, n_bins, bin_values, offsets, idx, w, y, y2, n_stats = problem
         feats = np.arange(3, dtype=np.int64)
-        args = (codes, n_bins, None, bin_values, bin_values, offsets, feats, idx, w, y, y2,
+        args = (Binned(codes, n_bins, bin_values, bin_values, offsets), None, feats, idx, w,
+                y, y2,
                 n_stats, POISSON if uniforms < 0 else SQUARED_ERROR, CAT_ONE_VS_REST,
                 LEARNED, 1, 0.0, np.full(3, uniforms), 0.0)
         whole, streamed = search_node(*args, None), search_node(*args, 8)

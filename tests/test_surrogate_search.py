@@ -95,6 +95,7 @@ def test_surrogates_from_a_node_s_presorted_orders_are_those_of_its_histograms(n
     samples missing the primary attribute or the surrogate."""
     from quercus._binning import bin_features
     from quercus._kernels.histograms import sorted_positions
+    from quercus._kernels.schema import Binned
     from quercus._kernels.surrogates import all_surrogates
     rng = np.random.default_rng(7)
     n, p = 40, 4
@@ -112,8 +113,8 @@ def test_surrogates_from_a_node_s_presorted_orders_are_those_of_its_histograms(n
     srt = np.array([sorted_positions(bins.codes[:, f], node) for f in range(p)],
                    dtype=np.uint16)
     slot_of = np.arange(p, dtype=np.int64)
-    args = (bins.codes, bins.n_bins, np.zeros(p, dtype=bool), bins.lo, bins.hi,
-            bins.offsets, np.arange(p), np.int64(0), node[known], w[known], direction)
+    args = (Binned(bins.codes, bins.n_bins, bins.lo, bins.hi, bins.offsets), None,
+            np.arange(p), np.int64(0), node[known], w[known], direction)
     plain = all_surrogates(*args)
     presorted = all_surrogates(*args, (srt, slot_of, np.int64(0), node, w, branch))
     for a, b in zip(plain, presorted):

@@ -93,6 +93,17 @@ ROUTING_FIELDS = ("kind", "feature", "threshold", "category", "first_child", "n_
 Routing = NamedTuple("Routing", [(name, np.ndarray) for name in ROUTING_FIELDS])
 
 
+# The training data's bins as the kernels read them, one record: each sample's bin code of
+# each feature (``codes``, missing = ``n_bins[f]``), the bins of observed values per
+# feature, and the smallest and largest value of every numeric bin (``lo``, ``hi``: often
+# one array, exact bins), feature ``f``'s at ``offsets[f]:offsets[f + 1]``. Which features
+# are categorical travels beside it (``is_cat``, None when none is): numba decides ``is
+# None`` at compile time for an argument, not for a record's field.
+Binned = NamedTuple("Binned", [("codes", np.ndarray), ("n_bins", np.ndarray),
+                               ("lo", np.ndarray), ("hi", np.ndarray),
+                               ("offsets", np.ndarray)])
+
+
 # A tree's nodes as one record: the arrays of the node fields, in the schema's order and
 # types. Both growers write their nodes into one (quercus._kernels.builder), the subtree
 # kernel returns its nodes as one, and the tree arrays are made of one.

@@ -663,14 +663,14 @@ def _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion, min
 
 
 @kernel(inline="always")
-def score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, f, n_stats,
-                    criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, u,
-                    min_objects, work):
-    """The best split of feature ``f`` from its compact histogram at a node (see
-    :func:`search_at`): (found, kind, child_impurity, decrease, split_info, split_bin,
-    threshold, miss_dir, rho), as :func:`search_node` describes them. ``work``: float64
-    scratch of (WORK_ROWS, n_stats), its rows overwritten (one per search, not per
-    feature)."""
+def score_histogram(bins, counts, n, binned, is_cat, f, n_stats, criterion, cat_mode,
+                    missing_mode, min_leaf_n, min_leaf_w, u, min_objects, work):
+    """The best split of feature ``f`` (of the :data:`~quercus._kernels.schema.Binned`
+    record ``binned``) from its compact histogram at a node (see :func:`search_at`):
+    (found, kind, child_impurity, decrease, split_info, split_bin, threshold, miss_dir,
+    rho), as :func:`search_node` describes them. ``work``: float64 scratch of (WORK_ROWS,
+    n_stats), its rows overwritten (one per search, not per feature)."""
+    n_bins, bin_lo, bin_hi, bin_offsets = binned.n_bins, binned.lo, binned.hi, binned.offsets
     nbf = n_bins[f]
     miss = work[W_MISS]
     nk, n_miss = _split_missing_into(bins, counts, n, nbf, miss)
@@ -800,10 +800,9 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
 
 
 @inner
-def search_at(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
-              n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
-              min_objects, hist, hist_n, hist_offsets, stream_bins, presorted, work,
-              absolute):
+def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_mode,
+              missing_mode, min_leaf_n, min_leaf_w, uniforms, min_objects, hist, hist_n,
+              hist_offsets, stream_bins, presorted, work, absolute):
     """The search of one node, packed as :func:`search_features` returns it: the one loop
     over (node, feature) of both growers. With ``absolute`` (not None: the absolute-error
     criterion, scored from the node's samples, ``absolute.ae_search_feature``) no
@@ -816,6 +815,7 @@ def search_at(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx,
     samples); None: not compiled), or the node's samples. ``uniforms``: the random
     splitter's draws, None for an exhaustive search. ``work``: see
     :func:`score_histogram`."""
+    codes, n_bins, bin_lo, bin_hi, bin_offsets = binned
     found, kind, res, ints = _outputs(features.shape[0])
     m = idx.shape[0]
     for i in range(features.shape[0]):
@@ -867,17 +867,17 @@ def search_at(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx,
         else:
             bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, n_bins[f] + 1,
                                                 n_stats, criterion)
-        _store(i, score_histogram(bins, counts, n, n_bins, is_cat, bin_lo, bin_hi,
-                                  bin_offsets, f, n_stats, criterion, cat_mode, missing_mode,
-                                  min_leaf_n, min_leaf_w, u, min_objects, work),
+        _store(i, score_histogram(bins, counts, n, binned, is_cat, f, n_stats, criterion,
+                                  cat_mode, missing_mode, min_leaf_n, min_leaf_w, u,
+                                  min_objects, work),
                found, kind, res, ints)
     return found, kind, res, ints
 
 
 @kernel
-def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
-                    n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w,
-                    uniforms, min_objects, hist, hist_n, hist_offsets, stream_bins, absolute):
+def search_features(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_mode,
+                    missing_mode, min_leaf_n, min_leaf_w, uniforms, min_objects, hist, hist_n,
+                    hist_offsets, stream_bins, absolute):
     """:func:`search_node` taking the dense histograms of the features that have one
     (``hist_offsets[f + 1] > hist_offsets[f]``: rows ``hist_offsets[f]..`` of ``hist`` /
     ``hist_n``, the missing bin last) from the caller; one thread (``quercus._threads``
@@ -890,10 +890,10 @@ def search_features(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features
     Returns the outputs packed as (found, kind, res, ints): :func:`unpack_search` turns
     them into :func:`search_node`'s nine arrays (in Python: copying them out in compiled
     code lengthened a cold first fit's compile)."""
-    return search_at(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi,
-                     y, y2, n_stats, criterion, cat_mode, missing_mode, min_leaf_n,
-                     min_leaf_w, uniforms, min_objects, hist, hist_n, hist_offsets,
-                     stream_bins, None, np.empty((WORK_ROWS, n_stats)), absolute)
+    return search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_mode,
+                     missing_mode, min_leaf_n, min_leaf_w, uniforms, min_objects, hist,
+                     hist_n, hist_offsets, stream_bins, None, np.empty((WORK_ROWS, n_stats)),
+                     absolute)
 
 
 # Columns of a search's packed outputs (see :func:`_outputs`): the floats in ``res``, the
@@ -923,21 +923,21 @@ def _store(i, r, found, kind, res, ints):
     res[i, RES_RHO] = r[8]
 
 
-def search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2,
-                n_stats, criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
-                min_objects=0.0, stream_bins=None):
+def search_node(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_mode,
+                missing_mode, min_leaf_n, min_leaf_w, uniforms, min_objects=0.0,
+                stream_bins=None):
     """Best split of each candidate feature at a node.
 
     Parameters
     ----------
-    codes : uint8, uint16 or int32 array (n_samples, n_features), Fortran order: bin codes;
-        a missing value has code ``n_bins[f]``.
-    n_bins : int64 array (n_features,), bins of observed values.
+    binned : :data:`~quercus._kernels.schema.Binned`: ``codes``, uint8, uint16 or int32
+        (n_samples, n_features), Fortran order, the bin codes (a missing value has code
+        ``n_bins[f]``); ``n_bins``, int64 (n_features,), bins of observed values; ``lo``,
+        ``hi``, ``offsets``: the smallest and the largest observed value of every numeric
+        bin (float64, often one array: exact bins), feature ``f``'s at
+        ``offsets[f]:offsets[f + 1]``.
     is_cat : bool array (n_features,), or None when no feature is categorical (the kernels
         are then compiled without the categorical split search).
-    bin_lo, bin_hi, bin_offsets : float64 (n_numeric_bins,): the smallest and the largest
-        observed value of every numeric bin (often one array: exact bins), feature ``f``'s at
-        ``bin_offsets[f]:bin_offsets[f + 1]``.
     features : int64 array of the features to try, in column order.
     idx, wi : the node's samples and their weights at this node.
     y, y2 : float64 targets (class codes for classification) and second statistic.
@@ -957,12 +957,12 @@ def search_node(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, id
     :class:`Candidates`: found (bool), kind (int8), child (impurity), decrease, split_info,
     split_bin (int64), threshold, miss_dir (int64), rho, each of length ``len(features)``.
     """
-    none = np.zeros(n_bins.shape[0] + 1, dtype=np.int64)
+    none = np.zeros(binned.n_bins.shape[0] + 1, dtype=np.int64)
     return unpack_search(*search_features(
-        codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi, y, y2, n_stats,
-        criterion, cat_mode, missing_mode, min_leaf_n, min_leaf_w, uniforms,
-        float(min_objects), np.zeros((0, n_stats)), np.zeros(0, dtype=np.int64), none,
-        stream_bins, True if criterion == ABSOLUTE_ERROR else None))
+        binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_mode, missing_mode,
+        min_leaf_n, min_leaf_w, uniforms, float(min_objects), np.zeros((0, n_stats)),
+        np.zeros(0, dtype=np.int64), none, stream_bins,
+        True if criterion == ABSOLUTE_ERROR else None))
 
 
 def unpack_search(found, kind, res, ints):

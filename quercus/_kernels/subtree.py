@@ -50,14 +50,15 @@ SCRATCH_MAX_SAMPLES = 256
 
 
 @kernel
-def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_stats, regression,
-                 criterion, gain_ratio, cat_mode, missing_mode, max_depth, min_samples_split,
-                 min_samples_leaf, min_weight_leaf, min_impurity_decrease, min_objects,
-                 total_w, idx0, w0, root_start, stats0, used0, depth0, can_presort,
-                 dense_features, hist_offsets, hist_min_samples, risk_floor, risk_loss,
-                 surrogates, xv, x_row_stride, x_col_stride, x_rows, capacity, draws,
-                 absolute, validation):
-    """Grow the subtrees below one or more nodes (roots), each as the Python grower would.
+def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_ratio, cat_mode,
+                 missing_mode, max_depth, min_samples_split, min_samples_leaf,
+                 min_weight_leaf, min_impurity_decrease, min_objects, total_w, idx0, w0,
+                 root_start, stats0, used0, depth0, can_presort, dense_features,
+                 hist_offsets, hist_min_samples, risk_floor, risk_loss, surrogates, xv,
+                 x_row_stride, x_col_stride, x_rows, capacity, draws, absolute, validation):
+    """Grow the subtrees below one or more nodes (roots), each as the Python grower would,
+    on the training data's bins ``binned`` (a :data:`~quercus._kernels.schema.Binned`
+    record; ``is_cat``: which features are categorical, None when none is).
 
     Root ``r`` has the samples ``idx0[root_start[r]:root_start[r + 1]]`` (weights ``w0``
     alike), stats ``stats0[r]``, the attributes ``used0[r]`` already used by a multiway
@@ -120,8 +121,8 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     the surrogates (a :data:`~quercus._kernels.schema.Surrogates` record), each with its
     blocks' starts, and the splits pre-pruning refused, a row each in the order they were
     tried: (root, block slot, feature, error with the split, error as a leaf).
-    ``is_cat`` is None when no feature is categorical, as for :func:`search_node`.
     """
+    codes, n_bins, bin_lo, bin_hi, bin_offsets = binned
     n_out = 1 if regression else n_stats
     nodes = leaf_nodes(capacity, n_out)
     p = codes.shape[1]
@@ -135,16 +136,12 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
     # Where the primary split sends each known sample, indexed by sample (only a node's
     # own entries are written, then read).
     direction = np.empty(0)
-    # The surrogate search's attributes and their kinds (``is_cat`` may be None), made once.
+    # The surrogate search's attributes, made once.
     sur_features = np.arange(p)
-    sur_cat = np.zeros(p, dtype=np.bool_)
     if surrogates is not None:
         max_sur = np.int64(surrogates[0])
         surs = surrogate_table(16)
         direction = np.empty(codes.shape[0])
-        if is_cat is not None:
-            for g in range(p):
-                sur_cat[g] = is_cat[g]
     no_hist = np.zeros((0, n_stats))
     no_hist_n = np.zeros(0, dtype=np.int64)
     work = np.empty((WORK_ROWS, n_stats))
@@ -262,17 +259,17 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                         j += 1
                 if draws is None:
                     found, kind, res, o_ints = search_at(
-                        codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi,
-                        y, y2, n_stats, criterion, cat_mode, missing_mode, min_samples_leaf,
-                        min_weight_leaf, None, min_objects, hist, hist_n, hist_offsets, None,
-                        presorted, work, absolute)
+                        binned, is_cat, features, idx, wi, y, y2, n_stats, criterion,
+                        cat_mode, missing_mode, min_samples_leaf, min_weight_leaf, None,
+                        min_objects, hist, hist_n, hist_offsets, None, presorted, work,
+                        absolute)
                 else:
                     features, uniforms = node_draws(features, draws[1], draws[2], key)
                     found, kind, res, o_ints = search_at(
-                        codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, idx, wi,
-                        y, y2, n_stats, criterion, cat_mode, missing_mode, min_samples_leaf,
-                        min_weight_leaf, uniforms, min_objects, hist, hist_n, hist_offsets,
-                        None, presorted, work, absolute)
+                        binned, is_cat, features, idx, wi, y, y2, n_stats, criterion,
+                        cat_mode, missing_mode, min_samples_leaf, min_weight_leaf, uniforms,
+                        min_objects, hist, hist_n, hist_offsets, None, presorted, work,
+                        absolute)
                 # (The packed columns read in place: no copy of each per node.)
                 best = choose_split(found, res[:, RES_DECREASE], res[:, RES_INFO], gain_ratio)
                 if best < 0:
@@ -323,9 +320,9 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
                 if surrogates is not None:
                     if k != MULTIWAY and (any_missing or surrogates[1]):
                         n_kept = _add_surrogates(
-                            codes, n_bins, sur_cat, sur_features, bin_lo, bin_hi, bin_offsets, f,
-                            idx, wi, branch, direction, max_sur, surs, n_sur, xv,
-                            x_row_stride, x_col_stride, x_rows, (srt0, slot_of, start))
+                            binned, is_cat, sur_features, f, idx, wi, branch, direction,
+                            max_sur, surs, n_sur, xv, x_row_stride, x_col_stride, x_rows,
+                            (srt0, slot_of, start))
                         if any_missing:
                             follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
                                               surs, n_sur, n_kept, missing_child, xv,
@@ -435,13 +432,12 @@ def grow_subtree(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, y, y2, n_st
 
 
 @inner
-def _add_surrogates(codes, n_bins, cat, features, bin_lo, bin_hi, bin_offsets, f, idx, wi,
-                    branch, direction, max_surrogate, surs, n_sur, xv, x_row_stride,
-                    x_col_stride, x_rows, presorted):
+def _add_surrogates(binned, is_cat, features, f, idx, wi, branch, direction, max_surrogate,
+                    surs, n_sur, xv, x_row_stride, x_col_stride, x_rows, presorted):
     """The node's surrogate splits of primary attribute ``f`` among ``features`` (every
-    attribute; ``cat``: which are categorical), searched on its samples of known
-    ``branch`` and kept by :func:`keep_surrogates` (the Python grower searches on threads,
-    then keeps them alike). ``presorted``: (orders, slot of each attribute, the node's
+    attribute of ``binned``; ``is_cat``: which are categorical, None when none is),
+    searched on its samples of known ``branch`` and kept by :func:`keep_surrogates` (the
+    Python grower searches on threads, then keeps them alike). ``presorted``: (orders, slot of each attribute, the node's
     first column) of the subtree's presorted attributes. They are written into ``surs``
     from entry ``n_sur`` (room for ``max_surrogate``); returns how many."""
     m = idx.shape[0]
@@ -462,9 +458,9 @@ def _add_surrogates(codes, n_bins, cat, features, bin_lo, bin_hi, bin_offsets, f
             j += 1
     srt, slot_of, start = presorted
     agree, majority, kind, where, thr, flip = all_surrogates(
-        codes, n_bins, cat, bin_lo, bin_hi, bin_offsets, features, f, sidx, sw, direction,
+        binned, is_cat, features, f, sidx, sw, direction,
         (srt, slot_of, start, idx, wi, branch))
-    return keep_surrogates(codes, n_bins, agree, majority, kind, where, thr, flip, sidx,
+    return keep_surrogates(binned.codes, binned.n_bins, agree, majority, kind, where, thr, flip, sidx,
                            max_surrogate, surs, n_sur, xv, x_row_stride, x_col_stride,
                            x_rows)
 

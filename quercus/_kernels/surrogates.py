@@ -76,10 +76,11 @@ def score_surrogate(bins, counts, n, n_real_bins, is_cat, lo, hi):
 
 
 @kernel
-def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features, primary, idx,
-                   wi, direction, presorted=None):
+def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presorted=None):
     """:func:`best_surrogate` for every attribute in ``features`` but ``primary``, in one
-    call (threads share a node's attributes out in chunks: ``quercus._threads``).
+    call (threads share a node's attributes out in chunks: ``quercus._threads``), on the
+    :data:`~quercus._kernels.schema.Binned` record ``binned`` (``is_cat``: which attributes
+    are categorical, None when none is).
 
     ``presorted``: the subtree kernel's presorted orders of the node, (orders, slot of
     each attribute or -1, the node's first column, the node's samples, their weights,
@@ -91,6 +92,7 @@ def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features,
     Returns arrays (agreement, majority, kind, bin_or_category, threshold, flip), entry
     ``i`` for ``features[i]``; the primary's entry has agreement -1.
     """
+    codes, n_bins, bin_lo, bin_hi, bin_offsets = binned
     nf = features.shape[0]
     agree, majority, kind, where = (np.full(nf, -1.0), np.zeros(nf), np.zeros(nf, np.int8),
                                     np.full(nf, -1, dtype=np.int64))
@@ -103,6 +105,9 @@ def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features,
         g = features[i]
         if g == primary:
             continue
+        cat = np.bool_(False)
+        if is_cat is not None:
+            cat = is_cat[g]
         lo = bin_lo[bin_offsets[g]:bin_offsets[g + 1]]
         hi = bin_hi[bin_offsets[g]:bin_offsets[g + 1]]
         # (The order where the node has fewer samples than the attribute bins: a dense
@@ -116,10 +121,10 @@ def all_surrogates(codes, n_bins, is_cat, bin_lo, bin_hi, bin_offsets, features,
                                        node_idx, node_w, direction, direction,
                                        np.int64(GINI), s_bins, s_counts, s_n, branch)
             agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = score_surrogate(
-                s_bins[:nb], s_counts[:nb], s_n[:nb], n_bins[g], is_cat[g], lo, hi)
+                s_bins[:nb], s_counts[:nb], s_n[:nb], n_bins[g], cat, lo, hi)
         else:
             agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = best_surrogate(
-                codes[:, g], idx, wi, direction, n_bins[g], is_cat[g], lo, hi)
+                codes[:, g], idx, wi, direction, n_bins[g], cat, lo, hi)
     return agree, majority, kind, where, thr, flip
 
 
