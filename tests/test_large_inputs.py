@@ -33,8 +33,8 @@ def test_kernels_read_cells_beyond_two_to_the_31(tmp_path):
     bin_values = np.r_[0.0, values]  # exact bins: smallest = largest
     bin_offsets = np.array([0, 1, 11], dtype=np.int64)
     out = search_node(Binned(codes, n_bins, bin_values, bin_values, bin_offsets),
-                      np.zeros(2, dtype=np.bool_), np.array([1]), far, w, y, y, 2, GINI, 0, 2, 1, 0.0,
-                      np.array([-1.0]))
+                      np.zeros(2, dtype=np.bool_), np.array([1]), far, w, y, y, 2, GINI, 0, 2,
+                      1, 0.0, np.array([-1.0]))
     found, kind, _, dec, _, split_bin, thr = out[:7]
     assert found[0] and kind[0] == NUMERIC and split_bin[0] == 5 and thr[0] == 5.5
     assert dec[0] == 0.48  # a perfect split of 600 / 400

@@ -85,8 +85,8 @@ def validation_test(Xv, yv, rows, wv, k, f, threshold, category, n_children, mis
     entries ``sur_from .. sur_from + n_sur - 1`` of the ``surs`` record). A row missing
     the attribute under C4.5's rule goes down every branch with a share of its weight, by
     the children's training weights (``child_w[child_offsets[c]:child_offsets[c + 1]]``
-    are child ``c``'s); a row that goes nowhere (a
-    category without a branch) is predicted by the node.
+    are child ``c``'s); a row that goes nowhere (a category without a branch) is
+    predicted by the node.
 
     Returns (pays, error with the split, error as a leaf, and the rows each child gets:
     rows, weights, offsets by child). ``pays``: the split's error is lower (``strict``),

@@ -9,8 +9,8 @@ how a split routes its samples are the functions of :mod:`quercus._kernels.node`
 the Python grower calls too. So the tree is the same.
 
 It serves every configuration, pre-pruning on a validation set included (the same test
-as the Python grower's, :mod:`quercus._kernels.prepruning`). A node's random draws (``max_features``,
-the random splitter) are made from its key, as the Python grower makes them
+as the Python grower's, :mod:`quercus._kernels.prepruning`). A node's random draws
+(``max_features``, the random splitter) are made from its key, as the Python grower makes them
 (:mod:`quercus._kernels.draws`); absolute error's nodes are searched by the same
 ``search_at``. rpart's surrogate splits are kept and followed by the same helpers as the
 Python grower's (``keep_surrogates`` and ``follow_surrogates`` in surrogates.py).
@@ -437,8 +437,9 @@ def _add_surrogates(binned, is_cat, features, f, idx, wi, branch, direction, max
     """The node's surrogate splits of primary attribute ``f`` among ``features`` (every
     attribute of ``binned``; ``is_cat``: which are categorical, None when none is),
     searched on its samples of known ``branch`` and kept by :func:`keep_surrogates` (the
-    Python grower searches on threads, then keeps them alike). ``presorted``: (orders, slot of each attribute, the node's
-    first column) of the subtree's presorted attributes. They are written into ``surs``
+    Python grower searches on threads, then keeps them alike). ``presorted``: (orders,
+    slot of each attribute, the node's first column) of the subtree's presorted
+    attributes. They are written into ``surs``
     from entry ``n_sur`` (room for ``max_surrogate``); returns how many."""
     m = idx.shape[0]
     n_known = 0
@@ -458,11 +459,10 @@ def _add_surrogates(binned, is_cat, features, f, idx, wi, branch, direction, max
             j += 1
     srt, slot_of, start = presorted
     agree, majority, kind, where, thr, flip = all_surrogates(
-        binned, is_cat, features, f, sidx, sw, direction,
-        (srt, slot_of, start, idx, wi, branch))
-    return keep_surrogates(binned.codes, binned.n_bins, agree, majority, kind, where, thr, flip, sidx,
-                           max_surrogate, surs, n_sur, xv, x_row_stride, x_col_stride,
-                           x_rows)
+        binned, is_cat, features, f, sidx, sw, direction, (srt, slot_of, start, idx, wi, branch))
+    return keep_surrogates(binned.codes, binned.n_bins, agree, majority, kind, where, thr,
+                           flip, sidx, max_surrogate, surs, n_sur, xv, x_row_stride,
+                           x_col_stride, x_rows)
 
 
 @inner
