@@ -38,10 +38,12 @@ from .tables import grown_vector, ordered_sum
 
 # The most rows a subtree presorts: its orders hold positions in uint16.
 PRESORT_MAX_ROWS = 1 << 16
-# A subtree of at most this many rows presorts every numeric feature: its small nodes then
-# read a histogram of their own samples in order, instead of clearing and compacting one
-# of every bin.
+# A subtree of at most this many rows presorts every numeric feature of more than
+# PRESORT_MIN_BINS bins: its small nodes then read a histogram of their own samples in
+# order, instead of clearing and compacting one of every bin. (A feature of few bins
+# clears little, and splitting its order at every node would cost more.)
 PRESORT_ALL_ROWS = 2048
+PRESORT_MIN_BINS = 64
 # A presorted feature's histogram at a node of at most this many samples is built in the
 # subtree's scratch; a bigger node's in arrays of its own, which the compiled loop fills
 # faster than the scratch by more than making them costs (benchmarks/results/
@@ -178,8 +180,9 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
         if can_presort and m0 <= PRESORT_MAX_ROWS:
             for f in range(p):
                 # As feature_histogram chooses: these would be sorted at every node.
-                if (is_cat is None or not is_cat[f]) and (m0 <= PRESORT_ALL_ROWS
-                                                          or n_bins[f] + 1 > 4 * m0 + 256):
+                if (is_cat is None or not is_cat[f]) and (
+                        (m0 <= PRESORT_ALL_ROWS and n_bins[f] + 1 > PRESORT_MIN_BINS)
+                        or n_bins[f] + 1 > 4 * m0 + 256):
                     slot_of[f] = n_ps
                     n_ps += 1
         srt0 = np.empty((n_ps, m0), dtype=np.uint16)
