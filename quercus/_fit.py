@@ -820,7 +820,7 @@ def _fit_fold_bins(params, schema, bins, labels, w_user, floor):
     cfg = grow_config(params, target, counts, w)
     cfg.risk_loss = RISK_IMPURITY if target.regression else RISK_CODES[params.ccp_loss]
     cfg.risk_floor = floor
-    if cfg.pre_prune or n > subtree_limit(n, target.regression):
+    if n > subtree_limit(n, target.regression):
         return None  # (grown node by node, on the threads numba_threads sets)
     tree, _ = grow(data, cfg, growth_seed(params, cfg, p))
     return FittedTree(tree, target, schema, [])

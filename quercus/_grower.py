@@ -14,19 +14,20 @@ import numpy as np
 
 from . import _memory
 from ._binning import lazy_features
-from ._kernels.absolute import ae_category_order, ae_node
+from ._kernels.absolute import ae_category_order
 from ._kernels.complexity import weighted_risk
-from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR, impurity,
+from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR,
                                 criterion_code)  # noqa: F401 (criterion_code: re-export)
 from ._kernels.draws import child_key, node_draws, root_key
 from ._kernels.histograms import class_totals, fill_histograms, subtract_histograms
 from ._kernels.node import may_split as _may_split_rule
-from ._kernels.node import plan_histograms, scan_order, settle_node, split_branches
+from ._kernels.node import (plan_histograms, scan_order, settle_node, settle_value,
+                            split_branches)
 from ._kernels.partition import scatter
 from ._kernels.splits import (TIE_EPS, resolve_threshold, search_features,
                               unpack_search)
 from ._kernels.builder import as_parent, surrogate_table, unsplit, write_split, write_stats
-from ._kernels.prepruning import split_pays
+from ._kernels.prepruning import HeldOut, split_pays
 from ._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED,
                               MULTIWAY, NUMERIC, SURROGATE, Binned)
 from ._kernels.subtree import grow_subtree
@@ -271,22 +272,36 @@ class BinnedData:
 
 
 def node_value_and_impurity(data, cfg, idx, wi, stats):
-    """Prediction stats of a node and its impurity under the configured criterion."""
-    if not data.is_regression:
-        return stats, impurity(stats, cfg.criterion)
-    if cfg.criterion == ABSOLUTE_ERROR:
-        med, imp = ae_node(data.y, idx, wi)
-        return np.array([med]), float(imp)
-    return np.array([stats[1] / stats[0]]), impurity(stats, cfg.criterion)
+    """Prediction stats of a node and its impurity under the configured criterion (the
+    subtree kernel's rule, :func:`~quercus._kernels.node.settle_value`)."""
+    value = np.empty(data.n_out)
+    imp = settle_value(value, stats, data.y, idx, wi, cfg.criterion, data.is_regression,
+                       absolute_flag(cfg))
+    return value, float(imp)
 
 
 @dataclass
 class Validation:
-    """Held-out rows for pre-pruning: encoded X (NaN missing), targets, weights."""
+    """Held-out rows for pre-pruning: encoded X (NaN missing), targets, weights, and the
+    class tie-break ranks the test reads (:meth:`prepared`)."""
 
     X: np.ndarray
     y: np.ndarray
     w: np.ndarray
+    priority: np.ndarray = None
+
+    def prepared(self, cfg, data):
+        """These rows as the validation test reads them: contiguous float64 arrays, and
+        ``cfg``'s class priority as int64 (empty for a regressor)."""
+        priority = (np.zeros(0, dtype=np.int64) if data.is_regression or cfg.priority is None
+                    else np.ascontiguousarray(cfg.priority, dtype=np.int64))
+        return Validation(np.ascontiguousarray(self.X, dtype=np.float64),
+                          np.ascontiguousarray(self.y, dtype=np.float64),
+                          np.ascontiguousarray(self.w, dtype=np.float64), priority)
+
+    def root(self):
+        """The root's validation rows and their weights: all of them."""
+        return np.arange(self.X.shape[0], dtype=np.int64), self.w
 
 
 def grow(data, cfg, seed, validation=None):
@@ -303,9 +318,7 @@ def grow(data, cfg, seed, validation=None):
     limit = subtree_limit(n, data.is_regression)
     key0 = root_key(seed) if draws_per_node(cfg, p) else 0
     if cfg.pre_prune:
-        validation = Validation(np.ascontiguousarray(validation.X, dtype=np.float64),
-                                np.ascontiguousarray(validation.y, dtype=np.float64),
-                                np.ascontiguousarray(validation.w, dtype=np.float64))
+        validation = validation.prepared(cfg, data)
     if n <= limit:
         # The whole tree in one kernel call, its tables taken as they are (a small fit:
         # the builder and the splice would cost more than growing it). Slot j is node j.
@@ -320,9 +333,7 @@ def grow(data, cfg, seed, validation=None):
     root = tree.add(1, 0)
     _expect_regression_tree(data, cfg, tree, [(n, 0)])
     all_features = np.arange(p, dtype=np.int64)
-    val0 = None
-    if cfg.pre_prune:
-        val0 = (np.arange(validation.X.shape[0], dtype=np.int64), validation.w)
+    val0 = validation.root() if cfg.pre_prune else None
     layout = histogram_layout(data, cfg)
     hist0 = node_histograms(data, layout, idx0, w0)
     # The streamed split search's slice width, or None when no feature has more bins
@@ -597,12 +608,10 @@ def whole_tree_tables(data, cfg, key=0, validation=None):
     """The kernel's tables (``grow_subtree``'s: slot j is node j) of the tree of ``data``
     grown in one call, as :func:`grow` grows a small fit (at most ``subtree_limit``
     rows): what a cross-validation fold is scored from, with no :class:`TreeArrays`
-    made, and the splits pre-pruning refused (on ``validation``). ``key``: the root's
-    (its random draws')."""
+    made, and the splits pre-pruning refused (on ``validation``, as
+    :meth:`Validation.prepared` makes it). ``key``: the root's (its random draws')."""
     n, p = data.codes.shape
-    val = None
-    if cfg.pre_prune:
-        val = (np.arange(validation.X.shape[0], dtype=np.int64), validation.w)
+    val = validation.root() if cfg.pre_prune else None
     root = (0, np.arange(n, dtype=np.int64), data.w, _root_stats(data),
             np.zeros(p, dtype=bool), key, val)
     # (Below HIST_MIN_SAMPLES rows no node keeps dense histograms: no layout to work out.)
@@ -637,8 +646,8 @@ def _subtree(data, cfg, layout, item, depth, total_w, validation=None):
     _, idx, wi, stats, used, key, val = item
     vargs = None
     if val is not None:
-        vargs = (validation.X, validation.y, val[0], val[1], np.array([0, val[0].size]),
-                 _priority(cfg, data), bool(cfg.strict))
+        vargs = HeldOut(validation.X, validation.y, val[0], val[1],
+                        np.array([0, val[0].size]), validation.priority, bool(cfg.strict))
     nodes, slots, cat_map, _, surs, _, refused = subtree_blocks(
         data, cfg, layout, idx, wi, np.array([0, idx.size]), stats[None], used[None],
         np.array([depth]), np.array([total_w]), np.array([key], dtype=np.int64), vargs)
@@ -823,14 +832,6 @@ def _step_histograms(data, layout, splits):
 
 
 _NO_SURROGATES = surrogate_table(0)
-_NO_PRIORITY = np.zeros(0, dtype=np.int64)
-
-
-def _priority(cfg, data):
-    """The class tie-break order the validation test reads (none for a regressor)."""
-    if data.is_regression or cfg.priority is None:
-        return _NO_PRIORITY
-    return np.ascontiguousarray(cfg.priority, dtype=np.int64)
 
 
 def _undo_split(tree, node, mark):
@@ -948,7 +949,7 @@ def _validation_test(data, cfg, tree, node, val, validation, k, f, thr, category
     pays, split_err, leaf_err, rows, w, voff = split_pays(
         validation.X, validation.y, val[0], val[1], k, f, thr, category, n_children,
         cfg.missing_mode, missing_child, cat_map, surs, 0, len(surs.sur_feature), child_w,
-        offsets, parent_value, child_value, _priority(cfg, data), data.is_regression,
+        offsets, parent_value, child_value, validation.priority, data.is_regression,
         cfg.strict)
     child_val = [(rows[voff[c]:voff[c + 1]], w[voff[c]:voff[c + 1]])
                  for c in range(n_children)]

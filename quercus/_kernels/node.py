@@ -11,14 +11,44 @@ it), so that a rule is changed in one place and both growers grow the same tree.
 import numpy as np
 
 from ._jit import inner, kernel
+from .absolute import ae_node
 from .complexity import collapses_at_floor, weighted_risk
-from .criteria import ABSOLUTE_ERROR
+from .criteria import ABSOLUTE_ERROR, impurity
 from .histograms import _accumulate, feature_histogram
 from .partition import route
 from .schema import CAT_SUBSET, LEARNED, MULTIWAY
 from .splits import _split_missing, at_least, category_order
 
 _EPSILON = np.finfo(np.float64).eps
+
+
+@inner
+def settle_value(out, stats, y, idx, wi, criterion, regression, absolute):
+    """Write what a node of samples ``idx`` (weights ``wi``, stats ``stats``) predicts
+    into ``out``: its class weights, its mean target, or with ``absolute`` (not None) its
+    weighted median (:func:`~quercus._kernels.absolute.ae_node`); returns its impurity
+    under ``criterion``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out = np.zeros(1)
+    >>> stats = np.array([2.0, 3.0, 4.5])  # weight, sum of w*y, sum of w*y*y
+    >>> imp = settle_value(out, stats, np.array([1.5, 1.5]), np.arange(2), np.ones(2), 2,
+    ...                    True, None)  # squared error
+    >>> float(out[0]), abs(float(imp)) < 1e-12
+    (1.5, True)
+    """
+    if absolute is not None:
+        med, imp = ae_node(y, idx, wi)
+        out[0] = med
+        return imp
+    if regression:
+        out[0] = stats[1] / stats[0]
+    else:
+        for k in range(out.shape[0]):
+            out[k] = stats[k]
+    return impurity(stats, criterion)
 
 
 @inner

@@ -8,11 +8,29 @@ calls :func:`split_pays` for its big nodes, the subtree kernel compiles
 :func:`validation_test` for its small ones.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._jit import inner, kernel
 from .predict import SPREAD, STOP, _route
 from .schema import CAT_SUBSET
+
+class HeldOut(NamedTuple):
+    """Pre-pruning's validation rows as the subtree kernel takes them: the encoded rows
+    ``X`` (as ``predict`` reads them), their targets ``y``; root ``r``'s rows
+    ``rows[row_start[r]:row_start[r + 1]]`` with their weights ``w`` alike; the class
+    tie-break ranks ``priority`` (empty for a regressor) and the rule (``strict``: a split
+    must lower the error)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    rows: np.ndarray
+    w: np.ndarray
+    row_start: np.ndarray
+    priority: np.ndarray
+    strict: bool
+
 
 # Two errors closer than this are equal: the split must beat the leaf by more (strict) or
 # not lose by more.

@@ -19,13 +19,13 @@ Python grower's (``keep_surrogates`` and ``follow_surrogates`` in surrogates.py)
 import numpy as np
 
 from ._jit import inner, kernel
-from .absolute import ae_category_order, ae_node
+from .absolute import ae_category_order
 from .builder import (as_parent, first_surrogates, init_nodes, leaf_nodes, surrogate_table,
                       unsplit, with_room, with_surrogate_room, write_split, write_stats)
-from .criteria import GINI, SQUARED_ERROR, impurity
+from .criteria import GINI, SQUARED_ERROR
 from .draws import child_key, node_draws
 from .histograms import build_histograms, sorted_positions, subtract_histograms
-from .node import branches, collapses, histogram_plan, settle, subset_map
+from .node import branches, collapses, histogram_plan, settle, settle_value, subset_map
 from .partition import scatter
 from .prepruning import validation_test
 from .selection import choose_split
@@ -112,9 +112,8 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
     sorted samples and its categories ordered by median), None otherwise (and that code
     is not compiled).
 
-    ``validation``: (X, y, rows, w, row_start, priority, strict) for pre-pruning: root
-    ``r``'s validation rows are ``rows[row_start[r]:row_start[r + 1]]`` of ``X`` / ``y``
-    (weights ``w`` alike), and a split is kept only when it lowers their error
+    ``validation``: a :class:`~quercus._kernels.prepruning.HeldOut` record for
+    pre-pruning, a split kept only when it lowers the error of its node's validation rows
     (:func:`~quercus._kernels.prepruning.validation_test`, the Python grower's test);
     None: no pre-pruning (and its code is not compiled).
 
@@ -211,8 +210,8 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
             key0 = draws[0][r]
         vrows0, vw0 = no_vrows, no_vw
         if validation is not None:
-            vs, ve = validation[4][r], validation[4][r + 1]
-            vrows0, vw0 = validation[2][vs:ve], validation[3][vs:ve]
+            vs, ve = validation.row_start[r], validation.row_start[r + 1]
+            vrows0, vw0 = validation.rows[vs:ve], validation.w[vs:ve]
         stack = [(base, r_idx, r_w, stats0[r], used0[r], np.int64(0), hist0, hist_n0, key0,
                   vrows0, vw0)]
         while len(stack) > 0:
@@ -231,16 +230,8 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                 slot, idx, wi, stats, used, start, hist, hist_n, key, vrows, vw = stack.pop()
                 presorted = (srt0, slot_of, start, h_bins, h_counts, h_n)
                 m = idx.shape[0]
-                if absolute is not None:
-                    med, imp = ae_node(y, idx, wi)
-                    nodes.value[slot, 0] = med
-                else:
-                    imp = impurity(stats, criterion)
-                    if regression:
-                        nodes.value[slot, 0] = stats[1] / stats[0]
-                    else:
-                        for k in range(n_out):
-                            nodes.value[slot, k] = stats[k]
+                imp = settle_value(nodes.value[slot], stats, y, idx, wi, criterion, regression,
+                                   absolute)
                 depth = nodes.depth[slot]
                 imp, weight, searchable = settle(
                     stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_split,
@@ -353,20 +344,17 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                     child_value = np.empty((n_children, n_out))
                     for c in range(n_children):
                         s, e = offsets[c], offsets[c + 1]
-                        if not (e > s and c_weight[c] > 0):
-                            child_value[c] = nodes.value[slot]
-                        elif absolute is not None:
-                            child_value[c, 0] = ae_node(y, child_idx[s:e], child_w[s:e])[0]
-                        elif regression:
-                            child_value[c, 0] = child_stats[c, 1] / child_stats[c, 0]
+                        if e > s and c_weight[c] > 0:  # (as it will when the child is grown)
+                            settle_value(child_value[c], child_stats[c], y, child_idx[s:e],
+                                         child_w[s:e], criterion, regression, absolute)
                         else:
-                            child_value[c] = child_stats[c, :n_out]
+                            child_value[c] = nodes.value[slot]
                     pays, split_err, leaf_err, c_vrows, c_vw, c_voff = validation_test(
-                        validation[0], validation[1], vrows, vw, k, f, threshold,
+                        validation.X, validation.y, vrows, vw, k, f, threshold,
                         split_bin if k == CAT_BINARY else -1, n_children, missing_mode,
                         missing_child, cat_map, surs, n_sur - n_kept, n_kept, child_w,
-                        offsets, nodes.value[slot], child_value, validation[5], regression,
-                        validation[6])
+                        offsets, nodes.value[slot], child_value, validation.priority,
+                        regression, validation.strict)
                     if not pays:
                         # The node stays a leaf: its split, children, category map and
                         # surrogates undone.
