@@ -620,11 +620,13 @@ def whole_tree_tables(data, cfg, key=0, validation=None):
 
 
 _NO_DENSE = np.zeros(0, dtype=np.int64)
-# The subtree kernel's nodes start with room for a node every this many rows: a
-# classifier's subtree seldom needs more, and growing the record a step at a time
-# reallocates each of its arrays (a regressor's, about two nodes a row, grows a few
-# times).
+# The subtree kernel's nodes start with room for a node every this many rows (growing
+# by half when full reallocates each of the record's arrays). A regressor's subtree
+# reaches about two nodes a row and grows a few times; a classifier's stops at pure
+# nodes, far fewer, and a finished subtree holds its room until it is spliced, after
+# those before it: a classifier starts with less.
 NODE_ROOM_ROWS = 2
+NODE_ROOM_ROWS_CLASSIFIER = 8
 
 
 def subtree_layout(data, cfg, dense=True):
@@ -663,6 +665,8 @@ def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, to
     ``total_w[r]`` (which scales ``cfg``'s floor). ``validation``: ``grow_subtree``'s
     (pre-pruning's rows), or None."""
     presort, dense, hist_offsets = layout
+    room = max(64, idx.size // (NODE_ROOM_ROWS if data.is_regression
+                                else NODE_ROOM_ROWS_CLASSIFIER))
     draws = None
     if draws_per_node(cfg, data.codes.shape[1]):
         draws = (keys, np.int64(cfg.max_features), bool(cfg.random_splitter))
@@ -673,8 +677,7 @@ def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, to
         cfg.min_impurity_decrease, cfg.min_objects, total_w, idx, w, root_start, stats, used,
         depth, presort, dense, hist_offsets, HIST_MIN_SAMPLES,
         risk_floor_weight(cfg, total_w), cfg.risk_loss, _surrogate_args(data, cfg),
-        *data.value_args, max(64, idx.size // NODE_ROOM_ROWS), draws, absolute_flag(cfg),
-        validation)
+        *data.value_args, room, draws, absolute_flag(cfg), validation)
 
 
 def _surrogate_args(data, cfg):
