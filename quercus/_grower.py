@@ -23,11 +23,11 @@ from ._kernels.histograms import class_totals, fill_histograms, subtract_histogr
 from ._kernels.node import may_split as _may_split_rule
 from ._kernels.node import (plan_histograms, scan_order, settle_node, settle_value,
                             split_branches)
-from ._kernels.partition import scatter
 from ._kernels.splits import (TIE_EPS, resolve_threshold, search_features,
                               unpack_search)
-from ._kernels.builder import as_parent, surrogate_table, unsplit, write_split, write_stats
+from ._kernels.builder import as_parent, surrogate_table, unsplit, write_stats
 from ._kernels.prepruning import HeldOut, split_pays
+from ._kernels.split_step import split_rows
 from ._kernels.schema import (CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, LEARNED,
                               MULTIWAY, NUMERIC, SURROGATE, Binned)
 from ._kernels.subtree import grow_subtree
@@ -800,7 +800,7 @@ def _hist_args(data, layout, hist):
     return hist[0], hist[1], layout[1]
 
 
-def _histogram_request(cfg, parent, child_w, offsets, child_stats, depth, spread):
+def _histogram_request(cfg, parent, child_weight, offsets, child_stats, depth, spread):
     """Which children of a binary split keep histograms: (the parent's, the smaller
     child, the larger, whether the smaller keeps its own), or None (:func:`_split_node`
     adds the smaller child's rows). The rule is the subtree kernel's
@@ -810,7 +810,7 @@ def _histogram_request(cfg, parent, child_w, offsets, child_stats, depth, spread
     if parent is None or spread or offsets.shape[0] != 3:
         return None
     big, keep_big, keep_small = plan_histograms(
-        offsets, child_stats, child_w, depth, HIST_MIN_SAMPLES, cfg.max_depth,
+        offsets, child_stats, child_weight, depth, HIST_MIN_SAMPLES, cfg.max_depth,
         cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_weight_leaf,
         float(cfg.min_objects))
     if not keep_big:
@@ -871,7 +871,6 @@ def _split_node(data, cfg, tree, node, rows, used, f, k, split_bin, thr, routed,
     known_w, any_missing, missing_child, cat_map = routed
     nbf = int(data.n_bins[f])
     n_children = nbf if k == MULTIWAY else 2
-    shares = known_w / known_w.sum() if known_w.sum() > 0 else known_w
     cat_map_start = -1
     if k == CAT_SUBSET:
         cat_map_start = len(tree.flat["cat_map"])
@@ -885,36 +884,39 @@ def _split_node(data, cfg, tree, node, rows, used, f, k, split_bin, thr, routed,
         if any_missing:
             route_missing(data.codes, data.n_bins, data.bin_hi, data.bin_offsets, idx,
                           branch, surs, missing_child, *data.value_args)
-    elif cfg.missing_mode != FRACTIONAL and any_missing:
-        branch[branch < 0] = missing_child
-    child_idx, child_w, offsets, child_stats, child_n = scatter(
-        idx, wi, branch, n_children, shares, data.y, data.y2, data.n_stats,
+    first = tree.add(n_children, depth + 1, init=False)  # (made leaves by split_rows)
+    children = split_rows(
+        tree.nodes(), first, node, k, f, thr, split_bin if k == CAT_BINARY else -1,
+        n_children, rho, cfg.missing_mode, missing_child, bool(any_missing), known_w,
+        sur_start, sur_count, cat_map_start, idx, wi, branch, data.y, data.y2, data.n_stats,
         criterion_for_stats(data), unit)
     del branch, idx, wi
     if unit:
-        child_w = data.w[:child_idx.size]
-    first = tree.add(n_children, depth + 1)
-    write_split(tree.nodes(), node, k, f, thr, split_bin if k == CAT_BINARY else -1, first,
-                n_children, rho, cfg.missing_mode, missing_child, sur_start, sur_count,
-                cat_map_start)
+        children = children._replace(w=data.w[:children.rows.size])
+    child_idx, child_w, offsets, child_stats, child_weight = children
     child_used = used
     if k == MULTIWAY:
         child_used = used.copy()
         child_used[f] = True
     child_val, verdict = [None] * n_children, None
     if val is not None:
-        child_val, verdict = _validation_test(
-            data, cfg, tree, node, val, validation, k, f, thr,
-            split_bin if k == CAT_BINARY else -1, n_children, missing_child, cat_map, surs,
-            child_idx, child_w, offsets, child_stats)
+        pays, split_err, leaf_err, vrows, vw, voff = split_pays(
+            validation.X, validation.y, val[0], val[1], k, f, thr,
+            split_bin if k == CAT_BINARY else -1, n_children, cfg.missing_mode, missing_child,
+            cat_map, surs, 0, len(surs.sur_feature), children, data.y, cfg.criterion,
+            absolute_flag(cfg), tree["value"][node], validation.priority, data.is_regression,
+            cfg.strict)
+        child_val = [(vrows[voff[c]:voff[c + 1]], vw[voff[c]:voff[c + 1]])
+                     for c in range(n_children)]
+        verdict = (bool(pays), float(split_err), float(leaf_err))
     spread = cfg.missing_mode == FRACTIONAL and any_missing
-    request = _histogram_request(cfg, parent_hist, child_w, offsets, child_stats, depth,
+    request = _histogram_request(cfg, parent_hist, child_weight, offsets, child_stats, depth,
                                  spread)
     kids = []
     for c in range(n_children):
         cid = first + c
         s, e = offsets[c], offsets[c + 1]
-        if e > s and child_w[s:e].sum() > 0:
+        if e > s and child_weight[c] > 0:
             # Own copies: a pending sibling must not keep the whole level's buffer alive.
             kids.append((c, (cid, child_idx[s:e].copy(),
                              child_w[:e - s] if unit else child_w[s:e].copy(),
@@ -932,31 +934,6 @@ def _split_node(data, cfg, tree, node, rows, used, f, k, split_bin, thr, routed,
                 (child_idx[s:e].copy(), child_w[:e - s] if unit else child_w[s:e].copy()))
         request = request + (rows,)
     return kids, request, verdict
-
-
-def _validation_test(data, cfg, tree, node, val, validation, k, f, thr, category,
-                     n_children, missing_child, cat_map, surs, child_idx, child_w, offsets,
-                     child_stats):
-    """Pre-pruning's test of the split just made at ``node`` (``prepruning.split_pays``,
-    the subtree kernel's test): (each child's validation rows and weights, (pays, error
-    with the split, error as a leaf))."""
-    parent_value = tree["value"][node]
-    child_value = np.empty((n_children, parent_value.shape[0]))
-    for c in range(n_children):
-        s, e = offsets[c], offsets[c + 1]
-        if e > s and child_w[s:e].sum() > 0:
-            child_value[c] = node_value_and_impurity(data, cfg, child_idx[s:e], child_w[s:e],
-                                                     child_stats[c])[0]
-        else:
-            child_value[c] = parent_value
-    pays, split_err, leaf_err, rows, w, voff = split_pays(
-        validation.X, validation.y, val[0], val[1], k, f, thr, category, n_children,
-        cfg.missing_mode, missing_child, cat_map, surs, 0, len(surs.sur_feature), child_w,
-        offsets, parent_value, child_value, validation.priority, data.is_regression,
-        cfg.strict)
-    child_val = [(rows[voff[c]:voff[c + 1]], w[voff[c]:voff[c + 1]])
-                 for c in range(n_children)]
-    return child_val, (bool(pays), float(split_err), float(leaf_err))
 
 
 def criterion_for_stats(data):

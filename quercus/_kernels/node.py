@@ -329,23 +329,19 @@ def split_branches(codes_f, nbf, k, split_bin, cat_map, idx, wi, missing_mode, m
 
 
 @kernel
-def plan_histograms(offsets, child_stats, child_w, depth, hist_min_samples, max_depth,
+def plan_histograms(offsets, child_stats, c_weight, depth, hist_min_samples, max_depth,
                     min_samples_split, min_samples_leaf, min_weight_leaf, min_objects):
-    """:func:`histogram_plan` for the Python grower, each child's weight summed from
-    ``child_w`` in sample order as the subtree kernel sums it.
+    """:func:`histogram_plan` for the Python grower (``c_weight``: the children's weights,
+    as :func:`~quercus._kernels.split_step.apply_split` sums them).
 
     Examples
     --------
     >>> import numpy as np
     >>> stats = np.array([[1.0, 2.0], [600.0, 0.0]])   # the larger child is pure
-    >>> plan = plan_histograms(np.array([0, 3, 603]), stats, np.ones(603), 0, 512, 10, 2,
-    ...                        1, 0.0, 0.0)
+    >>> plan = plan_histograms(np.array([0, 3, 603]), stats, np.array([3.0, 600.0]), 0, 512,
+    ...                        10, 2, 1, 0.0, 0.0)
     >>> int(plan[0]), bool(plan[1]), bool(plan[2])
     (1, False, False)
     """
-    c_weight = np.zeros(2)
-    for c in range(2):
-        for i in range(offsets[c], offsets[c + 1]):
-            c_weight[c] += child_w[i]
     return histogram_plan(offsets, child_stats, c_weight, depth, hist_min_samples, max_depth,
                           min_samples_split, min_samples_leaf, min_weight_leaf, min_objects)

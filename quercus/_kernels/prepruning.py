@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import inner, kernel
+from .node import settle_value
 from .predict import SPREAD, STOP, _route
 from .schema import CAT_SUBSET
 
@@ -92,8 +93,8 @@ def label_error(value, yv, rows, w, priority, regression):
 
 @inner
 def validation_test(Xv, yv, rows, wv, k, f, threshold, category, n_children, missing_mode,
-                    missing_child, cat_map, surs, sur_from, n_sur, child_w, child_offsets,
-                    parent_value, child_value, priority, regression, strict):
+                    missing_child, cat_map, surs, sur_from, n_sur, children, y, criterion,
+                    absolute, parent_value, priority, regression, strict):
     """Does the split just made at a node lower the error on its validation rows?
 
     The node's validation rows are ``rows`` of ``Xv`` / ``yv`` (encoded as ``predict``
@@ -102,9 +103,14 @@ def validation_test(Xv, yv, rows, wv, k, f, threshold, category, n_children, mis
     the node's missing-value rule (``missing_mode``, ``missing_child`` and its surrogates,
     entries ``sur_from .. sur_from + n_sur - 1`` of the ``surs`` record). A row missing
     the attribute under C4.5's rule goes down every branch with a share of its weight, by
-    the children's training weights (``child_w[child_offsets[c]:child_offsets[c + 1]]``
-    are child ``c``'s); a row that goes nowhere (a category without a branch) is
-    predicted by the node.
+    the children's training weights; a row that goes nowhere (a category without a
+    branch) is predicted by the node.
+
+    The children predict what they will when grown: their values from their training
+    samples (``children``, a :class:`~quercus._kernels.split_step.Children` record with
+    its weights; targets ``y``, the fit's ``criterion``, ``absolute`` as
+    :func:`~quercus._kernels.node.settle_value` takes it), or the node's ``parent_value``
+    for a child of no weight.
 
     Returns (pays, error with the split, error as a leaf, and the rows each child gets:
     rows, weights, offsets by child). ``pays``: the split's error is lower (``strict``),
@@ -126,10 +132,15 @@ def validation_test(Xv, yv, rows, wv, k, f, threshold, category, n_children, mis
     sur_category = surs.sur_category[sur_from:sur_from + n_sur]
     sur_flip = surs.sur_flip[sur_from:sur_from + n_sur]
     m = rows.shape[0]
-    child_weight = np.zeros(n_children)
+    child_weight = children.weight
+    child_value = np.empty((n_children, parent_value.shape[0]))
     for c in range(n_children):
-        for i in range(child_offsets[c], child_offsets[c + 1]):
-            child_weight[c] += child_w[i]
+        s, e = children.offsets[c], children.offsets[c + 1]
+        if e > s and child_weight[c] > 0:  # (as it will when the child is grown)
+            settle_value(child_value[c], children.stats[c], y, children.rows[s:e],
+                         children.w[s:e], criterion, regression, absolute)
+        else:
+            child_value[c] = parent_value
     total = 0.0
     for c in range(n_children):
         total += child_weight[c]
@@ -196,22 +207,26 @@ def validation_test(Xv, yv, rows, wv, k, f, threshold, category, n_children, mis
 
 @kernel
 def split_pays(Xv, yv, rows, wv, k, f, threshold, category, n_children, missing_mode,
-               missing_child, cat_map, surs, sur_from, n_sur, child_w, child_offsets,
-               parent_value, child_value, priority, regression, strict):
+               missing_child, cat_map, surs, sur_from, n_sur, children, y, criterion,
+               absolute, parent_value, priority, regression, strict):
     """:func:`validation_test` for the Python grower.
 
     Examples
     --------
     >>> import numpy as np
     >>> from quercus._kernels.builder import surrogate_table
+    >>> from quercus._kernels.criteria import GINI
+    >>> from quercus._kernels.split_step import Children
     >>> Xv, yv = np.array([[1.0], [3.0], [np.nan]]), np.array([0.0, 1.0, 1.0])
-    >>> # x <= 2 left (weight 1, class 0), else right (weight 3, class 1); C4.5 spreads the
-    >>> # missing row by those weights
+    >>> # x <= 2 left (training weight 1, class 0), else right (weight 3, class 1); C4.5
+    >>> # spreads the missing row by those weights
+    >>> y = np.array([0.0, 1.0, 1.0])
+    >>> kids = Children(np.arange(3), np.array([1.0, 2.0, 1.0]), np.array([0, 1, 3]),
+    ...                 np.array([[1.0, 0.0], [0.0, 3.0]]), np.array([1.0, 3.0]))
     >>> pays, split_err, leaf_err, rows, w, offsets = split_pays(
     ...     Xv, yv, np.arange(3), np.ones(3), 1, 0, 2.0, -1, 2, 0, -1, np.zeros(1, np.int64),
-    ...     surrogate_table(0), 0, 0, np.array([1.0, 2.0, 1.0]), np.array([0, 1, 3]),
-    ...     np.array([1.0, 2.0]), np.array([[1.0, 0.0], [0.0, 3.0]]), np.arange(2), False,
-    ...     True)
+    ...     surrogate_table(0), 0, 0, kids, y, GINI, None, np.array([1.0, 2.0]), np.arange(2),
+    ...     False, True)
     >>> bool(pays), float(split_err), float(leaf_err)  # a quarter of the spread row is wrong
     (True, 0.25, 1.0)
     >>> rows.tolist(), w.tolist(), offsets.tolist()
@@ -219,5 +234,5 @@ def split_pays(Xv, yv, rows, wv, k, f, threshold, category, n_children, missing_
     """
     return validation_test(Xv, yv, rows, wv, k, f, threshold, category, n_children,
                            missing_mode, missing_child, cat_map, surs, sur_from, n_sur,
-                           child_w, child_offsets, parent_value, child_value, priority,
+                           children, y, criterion, absolute, parent_value, priority,
                            regression, strict)

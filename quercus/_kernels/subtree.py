@@ -21,20 +21,20 @@ import numpy as np
 from ._jit import inner, kernel
 from .absolute import ae_category_order
 from .builder import (as_parent, first_surrogates, init_nodes, leaf_nodes, surrogate_table,
-                      unsplit, with_room, with_surrogate_room, write_split, write_stats)
+                      unsplit, with_room, with_surrogate_room, write_stats)
 from .criteria import GINI, SQUARED_ERROR
 from .draws import child_key, node_draws
 from .histograms import build_histograms, sorted_positions, subtract_histograms
 from .node import branches, collapses, histogram_plan, settle, settle_value, subset_map
-from .partition import scatter
 from .prepruning import validation_test
 from .selection import choose_split
+from .split_step import apply_split
 from .splits import (INT_BIN, INT_MISS_DIR, RES_DECREASE, RES_INFO, RES_RHO,
                      RES_THRESHOLD, TIE_EPS, WORK_ROWS, midpoint_of_rows, resolve_threshold,
                      search_at)
 from .schema import CAT_BINARY, CAT_SUBSET, FRACTIONAL, MULTIWAY, NUMERIC
 from .surrogates import all_surrogates, follow_surrogates, keep_surrogates
-from .tables import grown_vector, ordered_sum
+from .tables import grown_vector
 
 # The most rows a subtree presorts: its orders hold positions in uint16.
 PRESORT_MAX_ROWS = 1 << 16
@@ -301,8 +301,6 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                 if collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
                              regression, criterion, stat_crit, risk_loss, risk_floor[r]):
                     continue
-                known_total = ordered_sum(known_w)
-                shares = known_w / known_total if known_total > 0 else known_w
                 cat_map_start = np.int64(-1)
                 if k == CAT_SUBSET:
                     for c in range(nbf):
@@ -322,38 +320,22 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                                               surs, n_sur, n_kept, missing_child, xv,
                                               x_row_stride, x_col_stride, x_rows)
                         n_sur += n_kept
-                if missing_mode != 0 and any_missing:  # not FRACTIONAL: one branch for all
-                    for i in range(m):
-                        if branch[i] < 0:
-                            branch[i] = missing_child
-                child_idx, child_w, offsets, child_stats, _ = scatter(
-                    idx, wi, branch, n_children, shares, y, y2, n_stats, stat_crit,
-                    np.bool_(False))
-                init_nodes(nodes, count, n_children, depth + 1)
+                kids = apply_split(nodes, count, slot, base + 1, k, f, threshold,
+                                   split_bin if k == CAT_BINARY else -1, n_children,
+                                   res[best, RES_RHO], missing_mode, missing_child,
+                                   any_missing, known_w, node_sur_start, n_kept,
+                                   cat_map_start, idx, wi, branch, y, y2, n_stats, stat_crit,
+                                   np.bool_(False))
+                child_idx, child_w, offsets, child_stats, c_weight = kids
                 first = count
                 count += n_children
-                write_split(nodes, slot, k, f, threshold, split_bin if k == CAT_BINARY else -1,
-                            first - base - 1, n_children, res[best, RES_RHO], missing_mode,
-                            missing_child, node_sur_start, n_kept, cat_map_start)
-                c_weight = np.zeros(n_children)
-                for c in range(n_children):
-                    for i in range(offsets[c], offsets[c + 1]):
-                        c_weight[c] += child_w[i]
                 c_vrows, c_vw, c_voff = no_vrows, no_vw, no_vrows
                 if validation is not None:
-                    child_value = np.empty((n_children, n_out))
-                    for c in range(n_children):
-                        s, e = offsets[c], offsets[c + 1]
-                        if e > s and c_weight[c] > 0:  # (as it will when the child is grown)
-                            settle_value(child_value[c], child_stats[c], y, child_idx[s:e],
-                                         child_w[s:e], criterion, regression, absolute)
-                        else:
-                            child_value[c] = nodes.value[slot]
                     pays, split_err, leaf_err, c_vrows, c_vw, c_voff = validation_test(
                         validation.X, validation.y, vrows, vw, k, f, threshold,
                         split_bin if k == CAT_BINARY else -1, n_children, missing_mode,
-                        missing_child, cat_map, surs, n_sur - n_kept, n_kept, child_w,
-                        offsets, nodes.value[slot], child_value, validation.priority,
+                        missing_child, cat_map, surs, n_sur - n_kept, n_kept, kids, y,
+                        criterion, absolute, nodes.value[slot], validation.priority,
                         regression, validation.strict)
                     if not pays:
                         # The node stays a leaf: its split, children, category map and
