@@ -18,7 +18,7 @@ from ._kernels.absolute import ae_category_order
 from ._kernels.complexity import weighted_risk
 from ._kernels.criteria import (ABSOLUTE_ERROR, GINI, SQUARED_ERROR,
                                 criterion_code)  # noqa: F401 (criterion_code: re-export)
-from ._kernels.draws import child_key, node_draws, root_key
+from ._kernels.draws import Draws, child_key, node_draws, root_key
 from ._kernels.histograms import class_totals, fill_histograms, subtract_histograms
 from ._kernels.node import may_split as _may_split_rule
 from ._kernels.node import (plan_histograms, scan_order, settle_node, settle_value,
@@ -669,7 +669,7 @@ def subtree_blocks(data, cfg, layout, idx, w, root_start, stats, used, depth, to
                                 else NODE_ROOM_ROWS_CLASSIFIER))
     draws = None
     if draws_per_node(cfg, data.codes.shape[1]):
-        draws = (keys, np.int64(cfg.max_features), bool(cfg.random_splitter))
+        draws = Draws(keys, np.int64(cfg.max_features), bool(cfg.random_splitter))
     return grow_subtree(
         data.binned, data.cat_mask, data.y, data.y2, data.n_stats, data.is_regression,
         cfg.criterion, cfg.gain_ratio, cfg.cat_mode, cfg.missing_mode, cfg.max_depth,

@@ -12,9 +12,21 @@ Every value is below 2**32 and every product below 2**49, so the arithmetic is e
 int64, in numba and in Python alike (a kernel run as Python draws the same numbers).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._jit import inner
+
+
+class Draws(NamedTuple):
+    """What the subtree kernel draws with: root ``r``'s key ``keys[r]``, the number of
+    features a node searches (``max_features``) and whether it draws one threshold per
+    feature (``random_splitter``)."""
+
+    keys: np.ndarray
+    max_features: np.int64
+    random_splitter: bool
 
 _MASK = 0xFFFFFFFF
 _GOLDEN = 0x9E3779B9  # 2**32 / golden ratio: spreads consecutive indices apart

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import inner, kernel
+from ._jit import kernel
 from .builder import init_nodes, write_split
 from .partition import scatter
 from .schema import FRACTIONAL
@@ -32,7 +32,9 @@ class Children(NamedTuple):
     weight: np.ndarray
 
 
-@inner
+# Inlined at numba's IR level into the subtree kernel: as a call, its arguments (the nodes
+# record's seventeen arrays among them) cost more than the work at a small node.
+@kernel(inline="always")
 def apply_split(nodes, count, slot, link_base, k, f, threshold, category, n_children, rho,
                 missing_mode, missing_child, any_missing, known_w, sur_start, sur_count,
                 cat_map_start, idx, wi, branch, y, y2, n_stats, stat_crit, unit):

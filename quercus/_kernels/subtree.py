@@ -16,6 +16,8 @@ as the Python grower's, :mod:`quercus._kernels.prepruning`). A node's random dra
 Python grower's (``keep_surrogates`` and ``follow_surrogates`` in surrogates.py).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._jit import inner, kernel
@@ -35,6 +37,26 @@ from .splits import (INT_BIN, INT_MISS_DIR, RES_DECREASE, RES_INFO, RES_RHO,
 from .schema import CAT_BINARY, CAT_SUBSET, FRACTIONAL, MULTIWAY, NUMERIC
 from .surrogates import all_surrogates, follow_surrogates, keep_surrogates
 from .tables import grown_vector
+
+class Pending(NamedTuple):
+    """A node on the kernel's stack, to be settled and maybe split: its slot, its samples
+    ``rows`` and their weights ``w``, its stats, the multiway attributes ``used`` above it,
+    its first column ``start`` of the subtree's presorted orders, its histograms (empty
+    when it keeps none), its key (its random draws') and its validation rows and their
+    weights (empty without pre-pruning)."""
+
+    slot: np.int64
+    rows: np.ndarray
+    w: np.ndarray
+    stats: np.ndarray
+    used: np.ndarray
+    start: np.int64
+    hist: np.ndarray
+    hist_n: np.ndarray
+    key: np.int64
+    vrows: np.ndarray
+    vw: np.ndarray
+
 
 # The most rows a subtree presorts: its orders hold positions in uint16.
 PRESORT_MAX_ROWS = 1 << 16
@@ -102,10 +124,9 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
     threshold from the training matrix (``xv``, ``x_row_stride``, ``x_col_stride``,
     ``x_rows``: see :func:`resolve_threshold`; an empty ``xv`` when no feature needs it).
 
-    ``draws``: (keys, max_features, random_splitter) when the nodes draw at random, root
-    ``r``'s key ``keys[r]`` (:mod:`quercus._kernels.draws`: a node's draws depend on its
-    key alone, so they are the Python grower's); None: no draws (and their code is not
-    compiled).
+    ``draws``: a :class:`~quercus._kernels.draws.Draws` record when the nodes draw at
+    random (:mod:`quercus._kernels.draws`: a node's draws depend on its key alone, so they
+    are the Python grower's); None: no draws (and their code is not compiled).
 
     ``absolute``: True for the absolute-error criterion (a node's value is its weighted
     median, :func:`~quercus._kernels.absolute.ae_node`; its splits are searched from its
@@ -207,13 +228,13 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
         h_n = np.empty(m_h, dtype=np.int64)
         key0 = np.int64(0)
         if draws is not None:
-            key0 = draws[0][r]
+            key0 = draws.keys[r]
         vrows0, vw0 = no_vrows, no_vw
         if validation is not None:
             vs, ve = validation.row_start[r], validation.row_start[r + 1]
             vrows0, vw0 = validation.rows[vs:ve], validation.w[vs:ve]
-        stack = [(base, r_idx, r_w, stats0[r], used0[r], np.int64(0), hist0, hist_n0, key0,
-                  vrows0, vw0)]
+        stack = [Pending(base, r_idx, r_w, stats0[r], used0[r], np.int64(0), hist0, hist_n0,
+                         key0, vrows0, vw0)]
         while len(stack) > 0:
             # Room for the most children (and category map entries, and surrogates) a
             # split makes, made here rather than at each split: a record reassigned inside
@@ -258,7 +279,8 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         min_objects, hist, hist_n, hist_offsets, None, presorted, work,
                         absolute)
                 else:
-                    features, uniforms = node_draws(features, draws[1], draws[2], key)
+                    features, uniforms = node_draws(features, draws.max_features,
+                                                    draws.random_splitter, key)
                     found, kind, res, o_ints = search_at(
                         binned, is_cat, features, idx, wi, y, y2, n_stats, criterion,
                         cat_mode, missing_mode, min_samples_leaf, min_weight_leaf, uniforms,
@@ -393,9 +415,9 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         if validation is not None:
                             c_vr = c_vrows[c_voff[c]:c_voff[c + 1]].copy()
                             c_vwc = c_vw[c_voff[c]:c_voff[c + 1]].copy()
-                        stack.append((first + c, child_idx[s:e].copy(), child_w[s:e].copy(),
-                                      child_stats[c].copy(), child_used, start + s, h, hn,
-                                      c_key, c_vr, c_vwc))
+                        stack.append(Pending(first + c, child_idx[s:e].copy(),
+                                             child_w[s:e].copy(), child_stats[c].copy(),
+                                             child_used, start + s, h, hn, c_key, c_vr, c_vwc))
                     else:
                         # An empty branch (or one of zero weight) predicts as its parent.
                         as_parent(nodes, first + c, slot, e - s)
