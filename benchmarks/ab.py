@@ -460,7 +460,25 @@ def header(sides, args, command, jit):
             "RSS of the fits above the RSS before them; each cell is the median over the "
             f"rounds. Ratios new/base, values below {TIME_FLOOR_S * 1e3:g} ms and "
             f"{PEAK_FLOOR_MB:g} MB raised to those first; WORSE: a ratio above {WORSE}. "
-            "See docs/benchmarks.md."]
+            + mmap_note() + "See docs/benchmarks.md."]
+
+
+def mmap_note():
+    """The header's word on glibc's mmap threshold, which the measured processes inherit
+    from this one's environment: fixed by ``MALLOC_MMAP_THRESHOLD_``, or glibc's own.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["MALLOC_MMAP_THRESHOLD_"] = "131072"
+    >>> mmap_note()
+    "glibc's mmap threshold: fixed at 131072 bytes (MALLOC_MMAP_THRESHOLD_). "
+    >>> del os.environ["MALLOC_MMAP_THRESHOLD_"]
+    """
+    fixed = os.environ.get("MALLOC_MMAP_THRESHOLD_")
+    if not fixed:
+        return ""
+    return f"glibc's mmap threshold: fixed at {fixed} bytes (MALLOC_MMAP_THRESHOLD_). "
 
 
 def write_report(lines, summaries, notes, last, name):
