@@ -28,6 +28,7 @@ class Draws(NamedTuple):
     max_features: np.int64
     random_splitter: bool
 
+
 _MASK = 0xFFFFFFFF
 _GOLDEN = 0x9E3779B9  # 2**32 / golden ratio: spreads consecutive indices apart
 _SCALE = 1.0 / 4294967296.0  # 2**-32

@@ -38,6 +38,7 @@ from .schema import CAT_BINARY, CAT_SUBSET, FRACTIONAL, MULTIWAY, NUMERIC
 from .surrogates import all_surrogates, follow_surrogates, keep_surrogates
 from .tables import grown_vector
 
+
 class Pending(NamedTuple):
     """A node on the kernel's stack, to be settled and maybe split: its slot, its samples
     ``rows`` and their weights ``w``, its stats, the multiway attributes ``used`` above it,
