@@ -463,19 +463,19 @@ def header(sides, args, command, jit):
             + mmap_note() + "See docs/benchmarks.md."]
 
 
-def mmap_note():
+def mmap_note(env=os.environ):
     """The header's word on glibc's mmap threshold, which the measured processes inherit
-    from this one's environment: fixed by ``MALLOC_MMAP_THRESHOLD_``, or glibc's own.
+    from this one's environment ``env``: fixed by ``MALLOC_MMAP_THRESHOLD_``, or glibc's
+    own.
 
     Examples
     --------
-    >>> import os
-    >>> os.environ["MALLOC_MMAP_THRESHOLD_"] = "131072"
-    >>> mmap_note()
+    >>> mmap_note({"MALLOC_MMAP_THRESHOLD_": "131072"})
     "glibc's mmap threshold: fixed at 131072 bytes (MALLOC_MMAP_THRESHOLD_). "
-    >>> del os.environ["MALLOC_MMAP_THRESHOLD_"]
+    >>> mmap_note({})
+    ''
     """
-    fixed = os.environ.get("MALLOC_MMAP_THRESHOLD_")
+    fixed = env.get("MALLOC_MMAP_THRESHOLD_")
     if not fixed:
         return ""
     return f"glibc's mmap threshold: fixed at {fixed} bytes (MALLOC_MMAP_THRESHOLD_). "

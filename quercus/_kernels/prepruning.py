@@ -16,6 +16,8 @@ from ._jit import inner, kernel
 from .node import settle_value
 from .predict import SPREAD, STOP, _route
 from .schema import CAT_SUBSET
+from .tables import ordered_sum
+
 
 class HeldOut(NamedTuple):
     """Pre-pruning's validation rows as the subtree kernel takes them: the encoded rows
@@ -141,9 +143,7 @@ def validation_test(Xv, yv, rows, wv, k, f, threshold, category, n_children, mis
                          children.w[s:e], criterion, regression, absolute)
         else:
             child_value[c] = parent_value
-    total = 0.0
-    for c in range(n_children):
-        total += child_weight[c]
+    total = ordered_sum(child_weight)
     # Each row's branch: its child, SPREAD (every child, by weight) or STOP.
     branch = np.empty(m, dtype=np.int64)
     n_in = np.zeros(n_children + 1, dtype=np.int64)
