@@ -13,9 +13,12 @@ Usage (``perf`` from the Debian package ``linux-perf``)::
 
     python -m benchmarks.profile_kernels --set breast_cancer --learner ccp
     python -m benchmarks.profile_kernels --rows 300000 --cols 50 --seconds 12
+    python -m benchmarks.profile_kernels --case case15:-:class --learner ccp-defaults
 
-The rows are ``--set``'s training rows (any data set of the suite) or the suite's
-``make_classification`` sample (half the columns informative); ``--learner`` is a
+The rows are ``--set``'s training rows (any data set of the suite), ``--case``'s (a CSV
+of ``benchmarks/data-cache/cv_small``, as ``benchmarks/kernel_time.py`` names it:
+``case15:-:class``), or the suite's ``make_classification`` sample (half the columns
+informative); ``--learner`` is a
 learner key of the suite (``cart``, ``cart-hist``, ``c45``, ``ccp``) or ``ccp-defaults``
 (cross-validated pruning with every default). The first fit compiles every kernel (20-60 s). The map
 reads numba internals (``CodeLibrary._get_compiled_object``, ``get_pointer_to_function``),
@@ -97,9 +100,16 @@ def shares(report_text, top):
 
 
 def training_rows(args):
-    """(X, y, task, categorical columns): ``--set``'s training rows, or the suite's
-    synthetic classification rows (``--rows`` x ``--cols``)."""
+    """(X, y, task, categorical columns): ``--set``'s training rows, ``--case``'s rows
+    (a DataFrame: its factors are its categorical columns), or the suite's synthetic
+    classification rows (``--rows`` x ``--cols``)."""
     from benchmarks import suite
+    if args.case:
+        from benchmarks import cv_small
+        name, factors, task = args.case.split(":")
+        X, y = cv_small.read_case({"csv": cv_small.CACHE / f"{name}.csv", "task": task,
+                                   "factors": [] if factors == "-" else factors.split(",")})
+        return X, y, suite.CLF if task == "class" else suite.REG, []
     if args.set:
         ds = [d for d in suite.DATASETS if d.name == args.set]
         if not ds:
@@ -113,6 +123,8 @@ def training_rows(args):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", help="a data set of the suite (default: synthetic rows)")
+    parser.add_argument("--case", help="a cv_small CSV as name:factors:task, e.g. "
+                        "case15:-:class (python -m benchmarks.cv_small makes them)")
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--cols", type=int, default=50)
     parser.add_argument("--learner", default="cart",
@@ -127,14 +139,19 @@ def main(argv=None):
         return 2
     # A fresh cache: kernels loaded from the user's cache carry no object code to map.
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="quercus-profile-")
+    import quercus
     from benchmarks import suite
     from quercus._kernels._jit import kernels
+    # Compiled from the first call: left to itself, a process runs a small fit's kernels as
+    # Python for its first fits, and the profile would be the interpreter's.
+    quercus.set_config(jit="compile")
     X, y, task, cats = training_rows(args)
     n_classes = 0 if task == suite.REG else len(set(y))
     if args.learner == "ccp-defaults":
-        from quercus import CARTClassifier
-        est = CARTClassifier(pruning="cost_complexity")
-        settings = "CARTClassifier(pruning='cost_complexity'), all else default"
+        from quercus import CARTClassifier, CARTRegressor
+        cls = CARTRegressor if task == suite.REG else CARTClassifier
+        est = cls(pruning="cost_complexity")
+        settings = f"{cls.__name__}(pruning='cost_complexity'), all else default"
     else:
         est, settings = suite.quercus_estimator(args.learner, task, len(y), n_classes, cats)
     print(f"{len(y):,} rows x {X.shape[1]}: {settings}", flush=True)

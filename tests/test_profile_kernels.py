@@ -44,3 +44,20 @@ def test_perf_map_names_a_function_compiled_in_this_process_at_its_address():
     assert int(address, 16) > 0 and int(size, 16) > 0
     # Different functions get different addresses.
     assert len({ln.split()[0] for ln in lines}) == len(lines)
+
+
+def test_a_case_s_rows_are_read_from_its_csv_with_its_task(tmp_path, monkeypatch):
+    import argparse
+
+    import pandas as pd
+
+    from benchmarks import cv_small
+    from benchmarks.profile_kernels import training_rows
+    pd.DataFrame({"x0": ["a", "b", "a"], "x1": [1.0, None, 3.0],
+                  "y": [0.5, 1.5, 2.5]}).to_csv(tmp_path / "case99.csv", index=False)
+    monkeypatch.setattr(cv_small, "CACHE", tmp_path)
+    args = argparse.Namespace(case="case99:x0:anova", set=None, rows=0, cols=0)
+    X, y, task, cats = training_rows(args)
+    assert task == "regression" and cats == []
+    assert list(X.columns) == ["x0", "x1"] and X["x1"].isna().tolist() == [False, True, False]
+    assert np.asarray(y).tolist() == [0.5, 1.5, 2.5]
