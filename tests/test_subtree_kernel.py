@@ -503,3 +503,33 @@ def test_the_kernel_s_tree_does_not_depend_on_the_room_it_starts_with(monkeypatc
     else:
         assert (cramped.n_children > 2).any()
     _assert_same_tree(roomy, cramped)
+
+
+@pytest.mark.parametrize("make,multiway", [(lambda: CARTClassifier(), False),
+                                           (lambda: ID3Classifier(), True)],
+                         ids=["cart-binary", "id3-multiway"])
+def test_the_kernel_makes_room_for_a_multiway_split_only_in_a_multiway_tree(monkeypatch, make,
+                                                                         multiway):
+    # A node record makes room, before its nodes are split, for the most children a split
+    # can make: a multiway split's one per category. A binary tree's splits make two, so
+    # an attribute of many categories must not make every subtree's record that wide.
+    rng = np.random.default_rng(0)
+    n, n_cats = 400, 600
+    X = pd.DataFrame({"many": pd.Categorical(rng.integers(0, n_cats, n).astype(str)),
+                      "few": pd.Categorical(rng.integers(0, 3, n).astype(str))})
+    y = X["few"].map({"0": "a", "1": "b", "2": "c"}).to_numpy()  # (a small tree)
+    real, capacities = grower.grow_subtree, []
+
+    def spy(*args):
+        out = real(*args)
+        capacities.append(out[0].kind.shape[0])
+        return out
+
+    monkeypatch.setattr(grower, "grow_subtree", spy)
+    make().fit(X, y)
+    widest = int(pd.Categorical(X["many"]).categories.size)
+    assert capacities
+    if multiway:
+        assert max(capacities) >= widest
+    else:
+        assert max(capacities) < widest // 2

@@ -34,7 +34,7 @@ from .split_step import apply_split
 from .splits import (INT_BIN, INT_MISS_DIR, RES_DECREASE, RES_INFO, RES_RHO,
                      RES_THRESHOLD, TIE_EPS, WORK_ROWS, midpoint_of_rows, resolve_threshold,
                      search_at)
-from .schema import CAT_BINARY, CAT_SUBSET, FRACTIONAL, MULTIWAY, NUMERIC
+from .schema import CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, MULTIWAY, NUMERIC
 from .surrogates import all_surrogates, follow_surrogates, keep_surrogates
 from .tables import grown_vector
 
@@ -169,12 +169,16 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
     no_hist_n = np.zeros(0, dtype=np.int64)
     work = np.empty((WORK_ROWS, n_stats))
     n_roots = root_start.shape[0] - 1
-    # The most children a split makes: a multiway split's, one a category.
-    most = np.int64(2)
+    # The most category-map entries a split writes (a subset split's: one a category) and
+    # the most children it makes: two, but a multiway split's, one a category. (Room for
+    # a multiway split's children in every binary tree made each subtree's record as big
+    # as its widest attribute's categories.)
+    most_cats = np.int64(2)
     if is_cat is not None:
         for f in range(p):
-            if is_cat[f] and n_bins[f] > most:
-                most = np.int64(n_bins[f])
+            if is_cat[f] and n_bins[f] > most_cats:
+                most_cats = np.int64(n_bins[f])
+    most = most_cats if cat_mode == CAT_MULTIWAY else np.int64(2)
     no_vrows = np.zeros(0, dtype=np.int64)
     no_vw = np.zeros(0)
     refused = np.empty((0, 5))
@@ -243,12 +247,12 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
             # every node.
             nodes = with_room(nodes, count, most)
             surs = with_surrogate_room(surs, n_sur, max_sur)
-            if n_cat + most > cat_maps.shape[0]:
-                cat_maps = grown_vector(cat_maps, max(2 * cat_maps.shape[0], n_cat + most),
+            if n_cat + most_cats > cat_maps.shape[0]:
+                cat_maps = grown_vector(cat_maps, max(2 * cat_maps.shape[0], n_cat + most_cats),
                                         n_cat)
             while (len(stack) > 0 and count + most <= nodes.kind.shape[0]
                    and n_sur + max_sur <= surs.sur_feature.shape[0]
-                   and n_cat + most <= cat_maps.shape[0]):
+                   and n_cat + most_cats <= cat_maps.shape[0]):
                 slot, idx, wi, stats, used, start, hist, hist_n, key, vrows, vw = stack.pop()
                 presorted = (srt0, slot_of, start, h_bins, h_counts, h_n)
                 m = idx.shape[0]
