@@ -24,6 +24,11 @@ _EDGE_SAMPLE = 200_000
 LAZY_MIN_VALUES = 4096
 
 
+# Bins.take_rows copies at most this many cells through numpy's whole-matrix take (its
+# C-ordered copies are small there), and a column at a time above.
+TAKE_WHOLE_MAX_CELLS = 1 << 16
+
+
 @dataclass
 class Bins:
     """Codes of every sample and the observed range of every numeric bin."""
@@ -61,9 +66,14 @@ class Bins:
         [2, 1]
         """
         codes = np.empty((len(rows), self.codes.shape[1]), dtype=self.codes.dtype, order="F")
-        # Straight into the Fortran-ordered copy ("clip": no buffered copy of the result,
-        # and every row is a valid index).
-        np.take(self.codes, rows, axis=0, out=codes, mode="clip")
+        # ("clip": every row is a valid index.) numpy takes from a whole matrix through
+        # C-ordered copies of it and of the Fortran-ordered result, on every fold's thread
+        # at once; a column at a time makes none, for a call per column.
+        if codes.size <= TAKE_WHOLE_MAX_CELLS:
+            np.take(self.codes, rows, axis=0, out=codes, mode="clip")
+        else:
+            for j in range(codes.shape[1]):
+                np.take(self.codes[:, j], rows, out=codes[:, j], mode="clip")
         source_rows = None
         if self.source is not None:
             rows = np.asarray(rows, dtype=np.int64)

@@ -575,3 +575,22 @@ def test_every_fold_of_positive_weights_is_scored_by_the_kernels(monkeypatch):
     python = CARTClassifier(pruning="cost_complexity", random_state=0).fit(
         X, y, sample_weight=w).cp_table_
     pd.testing.assert_frame_equal(kernel, python, check_exact=True)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_fold_s_bins_are_taken_a_column_at_a_time_above_the_whole_take_bound(monkeypatch,
+                                                                          order):
+    # numpy's take of a whole matrix copies the codes and the result in C order, on every
+    # fold's thread at once: big folds take a column at a time, to the same codes.
+    from quercus import _binning
+    rng = np.random.default_rng(0)
+    X = np.asarray(rng.integers(0, 300, (500, 7)).astype(float), order=order)
+    bins = _binning.bin_features(X, np.zeros(7, dtype=bool), [None] * 7, None)
+    rows = np.sort(rng.choice(500, 380, replace=False))
+    whole = bins.take_rows(rows)
+    monkeypatch.setattr(_binning, "TAKE_WHOLE_MAX_CELLS", 0)
+    by_column = bins.take_rows(rows)
+    assert by_column.codes.flags.f_contiguous
+    np.testing.assert_array_equal(by_column.codes, np.asarray(bins.codes)[rows])
+    np.testing.assert_array_equal(by_column.codes, whole.codes)
+    assert by_column.codes.dtype == bins.codes.dtype
