@@ -141,6 +141,16 @@ def read_case(case):
     return frame, y
 
 
+def read_spec(spec):
+    """(X, y, task) of a case named as ``name:factors:task`` (``case15:-:class``: the CSV
+    ``case15.csv`` of the cache, no factor column, a classification): how
+    ``benchmarks/kernel_time.py`` and ``benchmarks/profile_kernels.py`` name a case."""
+    name, factors, task = spec.split(":")
+    X, y = read_case({"csv": CACHE / f"{name}.csv", "task": task,
+                      "factors": [] if factors == "-" else factors.split(",")})
+    return X, y, task
+
+
 def estimator(case):
     from quercus import CARTClassifier, CARTRegressor
     cls = CARTClassifier if case["task"] == "class" else CARTRegressor

@@ -35,10 +35,7 @@ def kernel_seconds(spec):
     spec_ = importlib.util.spec_from_file_location("cv_small", HERE / "cv_small.py")
     cv_small = importlib.util.module_from_spec(spec_)
     spec_.loader.exec_module(cv_small)  # (this checkout's, whichever quercus is imported)
-    CACHE, read_case = cv_small.CACHE, cv_small.read_case
-    name, factors, task = spec.split(":")
-    X, y = read_case({"csv": CACHE / f"{name}.csv", "task": task,
-                      "factors": [] if factors == "-" else factors.split(",")})
+    X, y, task = cv_small.read_spec(spec)
     calls, kernel = [], grower.grow_subtree
 
     def spy(*args):

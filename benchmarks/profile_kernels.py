@@ -106,9 +106,7 @@ def training_rows(args):
     from benchmarks import suite
     if args.case:
         from benchmarks import cv_small
-        name, factors, task = args.case.split(":")
-        X, y = cv_small.read_case({"csv": cv_small.CACHE / f"{name}.csv", "task": task,
-                                   "factors": [] if factors == "-" else factors.split(",")})
+        X, y, task = cv_small.read_spec(args.case)
         return X, y, suite.CLF if task == "class" else suite.REG, []
     if args.set:
         ds = [d for d in suite.DATASETS if d.name == args.set]
