@@ -177,12 +177,34 @@ def _plain_list(values):
     return out
 
 
+def frame_columns(X, start=0, stop=None):
+    """DataFrame ``X``'s columns ``start:stop`` as the arrays pandas stores them in: a
+    NumPy array or a pandas ExtensionArray (a Categorical, a string array, a nullable
+    integer array), not Series, whose making was most of a small frame's encoding.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"c": pd.Categorical(["b", "a"]), "x": [0.5, 0.1]})
+    >>> [type(col).__name__ for col in frame_columns(X)]
+    ['Categorical', 'ndarray']
+    """
+    return [_column(X, j) for j in range(start, X.shape[1] if stop is None else stop)]
+
+
+def _column(X, j):
+    """Column ``j`` of DataFrame ``X`` as pandas stores it (see :func:`frame_columns`)."""
+    get = getattr(X, "_get_column_array", None)  # (pandas' own accessor: no Series)
+    if get is not None:
+        return get(j)
+    values = X.iloc[:, j].array
+    return (values.to_numpy() if isinstance(values, pd.arrays.NumpyExtensionArray)
+            else values)
+
+
 def _columns(X):
-    """Split X into (names, list of 1-d columns, names_are_strings)."""
+    """Split X into (names, list of 1-d columns)."""
     if isinstance(X, pd.DataFrame):
-        cols = [col for _, col in X.items()]  # (faster than X.iloc[:, j])
-        names = [str(c) for c in X.columns]
-        return names, cols
+        return [str(c) for c in X.columns], frame_columns(X)
     arr = X
     return [f"x{j}" for j in range(arr.shape[1])], [arr[:, j] for j in range(arr.shape[1])]
 
@@ -276,7 +298,7 @@ def _auto_categorical(col, name, is_frame):
 
 
 def _value_kind(col, name):
-    if isinstance(col, pd.Series) and col.dtype == object:
+    if not isinstance(col, np.ndarray) and col.dtype == object:
         col = col.to_numpy()  # (the same values: infer_dtype reads an array faster)
     kind = pd.api.types.infer_dtype(col, skipna=True)
     if kind in ("string", "boolean") or kind in _NUMERIC_KINDS:
@@ -311,9 +333,10 @@ def _missing_mask(col):
 
 
 def _object_values(col):
-    """A column's values as an object ndarray (a pandas string column hands over its own
-    array: no conversion); pd.isna and pd.factorize are faster on that than on a Series."""
-    if isinstance(col, pd.Series):
+    """A column's values as an object ndarray (a pandas string array hands over its own
+    values: no conversion); pd.isna and pd.factorize are faster on that than on pandas'
+    arrays."""
+    if isinstance(col, (pd.Series, pd.api.extensions.ExtensionArray)):
         return col.to_numpy(dtype=object)
     return np.asarray(col, dtype=object)
 
@@ -322,7 +345,7 @@ def _numeric_column(col, name, what):
     """float64 values of a numeric column; missing values (None, NaN, pd.NA) become NaN,
     infinity is an error."""
     try:
-        if isinstance(col, pd.Series):
+        if isinstance(col, (pd.Series, pd.api.extensions.ExtensionArray)):
             values = col.to_numpy(dtype=np.float64, na_value=np.nan)
         else:
             raw = np.asarray(col)
@@ -360,23 +383,21 @@ def _check_not_all_missing(values_missing, name):
 
 
 def _schema_columns(X, categorical_features):
-    """(names, columns, categorical mask, is_frame) of training X. The columns of a
-    DataFrame are None when its mask did not need them (see :func:`_frame_mask`): a
-    matrix of float64 columns is then read whole and never split into columns, each a
-    Series to make (:func:`_schema_cols` makes them when they are needed after all)."""
+    """(names, columns, categorical mask, is_frame) of training X; a DataFrame's columns
+    are :func:`frame_columns`', or None when its mask did not need them (see
+    :func:`_frame_mask`): a matrix of float64 columns is then read whole, and
+    :func:`_schema_cols` makes them when they are needed after all."""
     if not isinstance(X, pd.DataFrame):
         names, cols = _columns(X)
         return names, cols, _resolve_categorical(categorical_features, names, cols,
                                                  False), False
     names = [str(c) for c in X.columns]
-    columns = X.items()  # (as _columns makes them, one at a time)
-    # The first column's dtype says whether the frame may be all float64 (its dtypes, a
-    # Series to make, are read only then).
-    cols = [next(columns)[1]] if categorical_features is None and names else []
+    # The first column's dtype says whether the frame may be all float64.
+    cols = frame_columns(X, stop=1) if categorical_features is None and names else []
     mask = _frame_mask(X, categorical_features, names, cols[0].dtype if cols else None)
     if mask is not None:
         return names, None, mask, True
-    cols += [col for _, col in columns]
+    cols += frame_columns(X, start=len(cols))
     return names, cols, _resolve_categorical(categorical_features, names, cols, True), True
 
 
@@ -393,11 +414,8 @@ def _frame_mask(X, categorical_features, names, first_dtype):
 
 
 def _schema_cols(X, cols):
-    """``cols`` of :func:`_schema_columns`, made now when it left them out (a DataFrame's:
-    its names are known, and reading its columns' Index again is not free)."""
-    if cols is not None:
-        return cols
-    return [col for _, col in X.items()]  # (as _columns makes them)
+    """``cols`` of :func:`_schema_columns`, made now when it left them out."""
+    return frame_columns(X) if cols is None else cols
 
 
 def _fit_numeric(col, name, is_frame):
@@ -409,6 +427,12 @@ def _fit_numeric(col, name, is_frame):
     return values
 
 
+def _category_codes(col):
+    """A pandas Categorical column's own codes (-1: missing), read without building its
+    values; ``col`` the Categorical or a Series of one."""
+    return (col.array if isinstance(col, pd.Series) else col).codes
+
+
 def _fit_categories(col, name, detected=False):
     """A categorical training column's (codes, categories): integer codes, -1 for a
     missing value, and the categories as an object array. A column that looks like a
@@ -417,7 +441,7 @@ def _fit_categories(col, name, detected=False):
     dtype = getattr(col, "dtype", None)
     if isinstance(dtype, pd.CategoricalDtype):
         # The column's own codes (-1: missing), read without building its values.
-        codes = col.array.codes
+        codes = _category_codes(col)
         _check_not_all_missing(codes < 0, name)
         cats = np.asarray(dtype.categories, dtype=object)
         _check_categorical_column(name, codes, cats, False)  # its categories are declared
@@ -694,7 +718,7 @@ def encode(X, schema, any_order=False, inf_checked_later=False):
             continue
         if isinstance(getattr(col, "dtype", None), pd.CategoricalDtype):
             # Each category looked up once, then spread by the column's own codes.
-            np.take(schema.code_map(j, col.dtype.categories), col.array.codes,
+            np.take(schema.code_map(j, col.dtype.categories), _category_codes(col),
                     out=X_enc[:, j])
             continue
         known = schema.category_index(j)

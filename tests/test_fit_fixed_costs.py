@@ -182,16 +182,15 @@ def test_schema_from_dtypes_is_the_schema_from_columns(monkeypatch, name,
 
 
 def _count_columns_made(monkeypatch):
-    """A list that gets a 1 for each column DataFrame.items makes from now on."""
+    """A list that gets a 1 for each column of a DataFrame read from now on."""
     made = []
-    items = pd.DataFrame.items
+    column = _prepare._column
 
-    def counted(self):
-        for name, col in items(self):
-            made.append(1)
-            yield name, col
+    def counted(X, j):
+        made.append(1)
+        return column(X, j)
 
-    monkeypatch.setattr(pd.DataFrame, "items", counted)
+    monkeypatch.setattr(_prepare, "_column", counted)
     return made
 
 
@@ -224,6 +223,39 @@ def test_a_frame_read_by_columns_is_split_into_them_once(monkeypatch, name):
     made.clear()
     _prepare.fit_schema_and_bin(X, None, 255)
     assert len(made) == X.shape[1]
+
+
+@pytest.mark.parametrize("name", list(_frames()))
+def test_a_frame_s_columns_read_as_arrays_encode_as_its_series(monkeypatch, name):
+    X = _frames()[name]
+    steps = [lambda: _prepare.fit_schema_and_encode(X, None),
+             lambda: _prepare.fit_schema_and_bin(X, None, 255),
+             lambda: _prepare.fit_schema_and_encode(X, [X.columns[-1]]),
+             lambda: _prepare.encode(X, _prepare.fit_schema_and_encode(X, None)[0])]
+    arrays = [_outcome(step) for step in steps]
+    assert not any(isinstance(col, pd.Series) for col in _prepare.frame_columns(X))
+    monkeypatch.setattr(_prepare, "_column", lambda X, j: X.iloc[:, j])  # Series
+    series = [_outcome(step) for step in steps]
+    for (kind_a, a, warned_a), (kind_b, b, warned_b) in zip(arrays, series):
+        assert kind_a == kind_b and _same(a, b), (kind_a, a, kind_b, b)
+        assert warned_a == warned_b
+
+
+class _NoColumnAccessor:
+    """A DataFrame as a pandas without ``DataFrame._get_column_array`` shows it."""
+
+    def __init__(self, X):
+        self.shape, self.iloc = X.shape, X.iloc
+
+
+@pytest.mark.parametrize("name", ["float_int_bool", "strings", "category", "nullable",
+                                  "object_words", "datetime"])
+def test_a_pandas_without_the_column_accessor_gives_the_same_columns(name):
+    X = _frames()[name]
+    for j in range(X.shape[1]):
+        ours, theirs = _prepare._column(X, j), _prepare._column(_NoColumnAccessor(X), j)
+        assert type(ours) is type(theirs) and ours.dtype == theirs.dtype
+        assert pd.Series(ours).equals(pd.Series(theirs))
 
 
 def _categorical_by_pandas_checks(dtype):
