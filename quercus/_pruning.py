@@ -33,34 +33,30 @@ def copy_tree(tree):
 def compact(tree):
     """Drop unreachable nodes and renumber breadth-first (children contiguous, after their
     parent). Returns (new tree, old index of each new node)."""
-    order = [0]
-    new_first = {}
-    i = 0
-    while i < len(order):
-        node = order[i]
-        if tree.kind[node] != LEAF:
-            new_first[node] = len(order)
-            order.extend(tree.children(node))
-        i += 1
+    # (Python lists: a pruned tree is walked node by node, and numpy's scalar reads
+    # cost more than the walk.)
+    kind = tree.kind.tolist()
+    first = tree.first_child.tolist()
+    n_children = tree.n_children.tolist()
+    order, depth, new_first = [0], [0], []
+    for node, d in zip(order, depth):  # (order grows as it is read: breadth-first)
+        if kind[node] == LEAF:
+            new_first.append(-1)
+            continue
+        new_first.append(len(order))
+        k = n_children[node]
+        order.extend(range(first[node], first[node] + k))
+        depth.extend([d + 1] * k)
     old = np.asarray(order, dtype=np.int64)
-    new_of_old = np.full(tree.node_count, -1, dtype=np.int64)
-    new_of_old[old] = np.arange(old.size)
-    fields = {}
-    for name in _FIELDS:
-        fields[name] = getattr(tree, name)[old].copy()
-    fields["first_child"] = np.array([new_first.get(o, -1) for o in old], dtype=np.int64)
+    fields = {name: getattr(tree, name)[old] for name in _FIELDS}  # (copies)
+    fields["first_child"] = np.asarray(new_first, dtype=np.int64)
+    fields["depth"] = np.asarray(depth, dtype=np.int64)
     leaf = fields["kind"] == LEAF
     fields["n_children"][leaf] = 0
     fields["feature"][leaf] = -1
     fields["threshold"][leaf] = 0.0
     fields["category"][leaf] = -1
     fields["sur_count"][leaf] = 0
-    depth = np.zeros(old.size, dtype=np.int64)
-    for new in range(old.size):  # breadth-first: parents before children
-        if fields["kind"][new] != LEAF:
-            s = fields["first_child"][new]
-            depth[s:s + fields["n_children"][new]] = depth[new] + 1
-    fields["depth"] = depth
     flat = {k: getattr(tree, k).copy() for k in _FLAT}
     return TreeArrays(**fields, **flat), old
 
