@@ -741,13 +741,23 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
             return None
         tests = [test for _, test in splits]
         n_folds = len(splits)
+        # Every fold's training rows end to end, their weights beside them.
+        starts_all = np.zeros(n_folds + 1, dtype=np.int64)
+        np.cumsum([t.size for t in trains], out=starts_all[1:])
+        idx_all = np.concatenate(trains)
+        w_all = w_user[idx_all]
         if regression:
             y_all = values
         else:
             n_classes = target.n_classes
-            # (A fold without every class among its training rows: its own classes and
-            # codes. A splitter's training rows need not be the rest of the rows.)
-            if any(np.bincount(y_codes[t], minlength=n_classes).min() == 0 for t in trains):
+            # Every fold's weighted class counts from one bincount over (fold, class): each
+            # count summed in row order, as a fold's own bincount sums it.
+            fold_of = np.repeat(np.arange(n_folds), np.diff(starts_all))
+            counts = np.bincount(fold_of * n_classes + y_codes[idx_all], weights=w_all,
+                                 minlength=n_folds * n_classes).reshape(n_folds, n_classes)
+            # (A fold without every class among its training rows, of positive weights: its
+            # own classes and codes. A splitter's training rows need not be the rest.)
+            if not counts.all():
                 return None
             y_all = y_codes
         data = (target if regression else every_class).binned_data(
@@ -758,24 +768,24 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
 
         def chunk(folds):
             """One grow and one scoring call for the folds ``folds`` (a range)."""
-            rows = [trains[i] for i in folds]
-            w_f = [w_user[t] for t in rows]  # (fresh arrays, as a fold's own: same sums)
+            a, b = starts_all[folds.start], starts_all[folds.stop]
+            idx, w = idx_all[a:b], w_all[a:b]
+            starts = starts_all[folds.start:folds.stop + 1] - a
             if regression:
+                rows = [trains[i] for i in folds]
+                w_f = [w_user[t] for t in rows]  # (fresh arrays, as a fold's own: same sums)
                 stats = np.array([[w.sum(), w @ data.y[t], w @ data.y2[t]]
                                   for t, w in zip(rows, w_f)])
             else:
-                stats = np.array([np.bincount(y_codes[t], weights=w, minlength=n_classes)
-                                  for t, w in zip(rows, w_f)])
-            idx = np.concatenate(rows)
-            starts = np.zeros(len(rows) + 1, dtype=np.int64)
-            np.cumsum([t.size for t in rows], out=starts[1:])
-            total_w = np.array([float(w.sum()) for w in w_f])
+                stats = counts[folds.start:folds.stop]
+            # (A fold's weight summed as its own array sums it: the same values in order.)
+            total_w = np.array([float(w[s:e].sum()) for s, e in zip(starts[:-1], starts[1:])])
             nodes, slots, cat_map, cats, surs, sur_starts, _ = subtree_blocks(
-                data, fold_cfg, layout, idx, np.concatenate(w_f), starts, stats,
-                np.zeros((len(rows), p), dtype=bool), np.zeros(len(rows), dtype=np.int64),
+                data, fold_cfg, layout, idx, w, starts, stats,
+                np.zeros((len(folds), p), dtype=bool), np.zeros(len(folds), dtype=np.int64),
                 total_w)
             test = np.concatenate([tests[i] for i in folds])
-            x_start = np.zeros(len(rows) + 1, dtype=np.int64)
+            x_start = np.zeros(len(folds) + 1, dtype=np.int64)
             np.cumsum([tests[i].size for i in folds], out=x_start[1:])
             held_out = values[test] if regression else y_codes[test].astype(np.float64)
             mean, m2 = table_moments(
@@ -787,7 +797,7 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
         threads = numba.get_num_threads()
         parts = min(threads, n_folds) if (
             threads > 1 and X_all.size >= _pruning.FOLD_THREADS_MIN_CELLS) else 1
-        bounds = np.linspace(0, n_folds, parts + 1).astype(int).tolist()
+        bounds = [n_folds * i // parts for i in range(parts + 1)]
         out = []
         for part in in_order(lambda i: chunk(range(bounds[i], bounds[i + 1])), parts, parts):
             out.extend(part)

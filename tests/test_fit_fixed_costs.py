@@ -609,6 +609,36 @@ def test_every_fold_of_positive_weights_is_scored_by_the_kernels(monkeypatch):
     pd.testing.assert_frame_equal(kernel, python, check_exact=True)
 
 
+@pytest.mark.parametrize("task", ["two classes", "three classes", "regression"])
+def test_folds_grown_in_one_call_give_the_python_folds_table(monkeypatch, task):
+    from quercus import _fit
+    rng = np.random.default_rng(3)
+    n = 90
+    X = pd.DataFrame({"x": rng.normal(size=n), "z": rng.normal(size=n),
+                      "c": pd.Categorical(rng.choice(list("pqr"), n))})
+    signal = X["x"] + 0.5 * rng.normal(size=n)
+    if task == "regression":
+        y, est = signal.to_numpy() * 10, CARTRegressor
+    else:
+        cuts = [0.0] if task == "two classes" else [-0.5, 0.5]
+        y, est = np.array(list("abc"))[np.digitize(signal, cuts)], CARTClassifier
+    w = rng.uniform(0.5, 2.0, n)
+    roots = []
+    blocks = _fit.subtree_blocks
+
+    def spy(data, cfg, layout, idx, w_, starts, *args, **kwargs):
+        roots.append(len(starts) - 1)
+        return blocks(data, cfg, layout, idx, w_, starts, *args, **kwargs)
+
+    monkeypatch.setattr(_fit, "subtree_blocks", spy)
+    fitted = est(pruning="cost_complexity", random_state=0).fit(X, y, sample_weight=w)
+    assert sum(roots) == 10  # (every fold a root of the chunks' calls)
+    monkeypatch.setattr(_fit, "KERNEL_FOLDS", False)
+    python = est(pruning="cost_complexity", random_state=0).fit(X, y, sample_weight=w)
+    pd.testing.assert_frame_equal(fitted.cp_table_, python.cp_table_, check_exact=True)
+    assert export_text(fitted) == export_text(python)
+
+
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_a_fold_s_bins_are_taken_a_column_at_a_time_above_the_whole_take_bound(monkeypatch,
                                                                           order):
