@@ -182,6 +182,11 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
     no_vrows = np.zeros(0, dtype=np.int64)
     no_vw = np.zeros(0)
     refused = np.empty((0, 5))
+    # Per-call scratch for what every node would otherwise allocate: its candidate
+    # features (read before the next node is taken) and the category map of a split that
+    # is not a subset split (read only).
+    feature_buf = np.empty(p, dtype=np.int64)
+    no_cat_map = np.zeros(1, dtype=np.int64)
     n_refused = 0
     slot_start = np.empty(n_roots + 1, dtype=np.int64)
     cat_start = np.empty(n_roots + 1, dtype=np.int64)
@@ -271,7 +276,7 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         n_feat += 1
                 if n_feat == 0:
                     continue
-                features = np.empty(n_feat, dtype=np.int64)
+                features = feature_buf[:n_feat]
                 j = 0
                 for f in range(p):
                     if not used[f]:
@@ -312,7 +317,7 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         threshold = resolve_threshold(codes[:, f], idx, split_bin, nbf, xv,
                                                       x_row_stride, x_col_stride, x_rows, f)
                 n_children = nbf if k == MULTIWAY else 2
-                cat_map = np.zeros(1, dtype=np.int64)
+                cat_map = no_cat_map
                 # (``is_cat is None``: no categorical feature; numba compiles no subset split.)
                 if is_cat is not None:
                     if k == CAT_SUBSET:
@@ -387,12 +392,13 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                 if k == MULTIWAY:
                     child_used = used.copy()
                     child_used[f] = True
-                _split_sorted(srt0, start, buf, branch, n_children)
+                if n_ps > 0:
+                    _split_sorted(srt0, start, buf, branch, n_children)
                 # The children's histograms: the smaller child's from its samples, the larger's
                 # by subtraction (not where C4.5 spread a sample into both: counts would not add
                 # up).
-                c_hist = [no_hist, no_hist]
-                c_hist_n = [no_hist_n, no_hist_n]
+                # (Two pairs of variables, not lists: a list is an allocation a node.)
+                hist_0, hist_n_0, hist_1, hist_n_1 = no_hist, no_hist_n, no_hist, no_hist_n
                 spread = missing_mode == FRACTIONAL and any_missing
                 if hist.shape[0] > 0 and n_children == 2 and not spread:
                     big, keep_big, keep_small = histogram_plan(
@@ -404,15 +410,24 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         h_s, h_sn = build_histograms(codes, dense_features, hist_offsets,
                                                      child_idx[s:e], child_w[s:e], y, y2, n_stats,
                                                      stat_crit)
-                        c_hist[big], c_hist_n[big] = subtract_histograms(hist, hist_n, h_s, h_sn)
+                        h_b, h_bn = subtract_histograms(hist, hist_n, h_s, h_sn)
+                        if big == 0:
+                            hist_0, hist_n_0 = h_b, h_bn
+                        else:
+                            hist_1, hist_n_1 = h_b, h_bn
                         if keep_small:
-                            c_hist[small], c_hist_n[small] = h_s, h_sn
+                            if small == 0:
+                                hist_0, hist_n_0 = h_s, h_sn
+                            else:
+                                hist_1, hist_n_1 = h_s, h_sn
                 for c in range(n_children - 1, -1, -1):
                     s, e = offsets[c], offsets[c + 1]
                     if e > s and c_weight[c] > 0:
                         h, hn = no_hist, no_hist_n
-                        if c < 2:
-                            h, hn = c_hist[c], c_hist_n[c]
+                        if c == 0:
+                            h, hn = hist_0, hist_n_0
+                        elif c == 1:
+                            h, hn = hist_1, hist_n_1
                         c_key = key  # (no draws: no key to make, and no code for it)
                         if draws is not None:
                             c_key = child_key(key, c)
@@ -420,9 +435,10 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         if validation is not None:
                             c_vr = c_vrows[c_voff[c]:c_voff[c + 1]].copy()
                             c_vwc = c_vw[c_voff[c]:c_voff[c + 1]].copy()
-                        stack.append(Pending(first + c, child_idx[s:e].copy(),
-                                             child_w[s:e].copy(), child_stats[c].copy(),
-                                             child_used, start + s, h, hn, c_key, c_vr, c_vwc))
+                        # (Views of the split's arrays, which nothing writes: no copies.)
+                        stack.append(Pending(first + c, child_idx[s:e], child_w[s:e],
+                                             child_stats[c], child_used, start + s, h, hn,
+                                             c_key, c_vr, c_vwc))
                     else:
                         # An empty branch (or one of zero weight) predicts as its parent.
                         as_parent(nodes, first + c, slot, e - s)
