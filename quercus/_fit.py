@@ -509,15 +509,20 @@ def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X
         # The codes of the labels the tree grew on are every row's when no row was
         # dropped (a zero weight).
         codes = None if target.regression or len(y_enc) != len(w_user) else y_enc
+        # (The tree is the fit's own from here: pruned in place, not copied.)
         if floor > 0.0:
             # The table starts at the floor's subtree (rpart's tree grown to ``cp``).
-            tree, more = prune_at_alpha(target, tree, floor, params.ccp_loss)
+            tree, more = prune_at_alpha(target, tree, floor, params.ccp_loss,
+                                        in_place=True)
             report += more
+        # Its weakest links, for the table and the chosen row's pruning alike.
+        links = _pruning.weakest_links_of(target, tree, params.ccp_loss)
         cp_table = cross_validated_table(params, schema, target, tree, X_all, y, w_user,
-                                         w_all, fold_bins, codes, floor)
+                                         w_all, fold_bins, codes, floor, links)
         row = choose_row(cp_table, params.cv_rule)
         ccp_alpha = float(cp_table["alpha"][row])
-        tree, more = prune_to_row(target, tree, row, params.ccp_loss)
+        tree, more = prune_to_row(target, tree, row, params.ccp_loss,
+                                  path=(links[0], links[1], links[4]), in_place=True)
         report += more
     elif float(params.ccp_alpha) > 0.0:
         ccp_alpha = float(params.ccp_alpha)
@@ -530,12 +535,13 @@ def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X
 
 
 def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all, fold_bins,
-                          codes, floor=0.0):
+                          codes, floor=0.0, links=None):
     """rpart's complexity table of ``tree`` (:func:`quercus._pruning.complexity_table`),
     its folds grown by :func:`fit_encoded` with ``params`` unpruned. ``codes``: a
     classifier's labels of every row as class indices (None: coded from ``y``).
-    ``floor``: the table's smallest alpha, to which the folds grow. Returns the table's
-    columns (a dict of arrays)."""
+    ``floor``: the table's smallest alpha, to which the folds grow; ``links``: the
+    tree's weakest links (:func:`quercus._pruning.weakest_links_of`; None: made there).
+    Returns the table's columns (a dict of arrays)."""
     seed = fold_seed(params.random_state)
     y = np.asarray(y)  # (once: a Series' values are a copy to make, for the folds and table)
     fit_fold, scorer = _fold_fitter(params, schema, target, X_all, y, w_user, w_all,
@@ -543,7 +549,7 @@ def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all,
     return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv, seed,
                             fit_fold, fold_bins, codes, alpha_floor=floor,
                             fold_moments=scorer,
-                            every_fold=getattr(scorer, "every_fold", None))
+                            every_fold=getattr(scorer, "every_fold", None), links=links)
 
 
 def fold_seed(random_state):

@@ -261,22 +261,37 @@ def weakest_link_path(target, tree, loss="impurity"):
     whose ``g`` equals the minimum. Returns (alphas, total leaf risk of each subtree, the
     nodes pruned at each step); the first alpha is 0 (the full tree).
     """
-    alphas, risks, _, _, steps = _weakest_links(target, tree, loss)
+    alphas, risks, _, _, steps = weakest_links_of(target, tree, loss)
     return alphas, risks, steps
 
 
-def _weakest_links(target, tree, loss):
-    """:func:`weakest_link_path` plus the (internal nodes, leaves) of every subtree."""
+def weakest_links_of(target, tree, loss):
+    """:func:`weakest_link_path` plus the (internal nodes, leaves) of every subtree:
+    (alphas, risks, internal nodes, leaves, steps).
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier
+    >>> from quercus._target import Target
+    >>> from quercus.datasets import load_watermelon
+    >>> est = CARTClassifier().fit(*load_watermelon("2.0"))
+    >>> alphas, risks, n_int, n_leaves, steps = weakest_links_of(
+    ...     Target.of(est), est.tree_, "impurity")
+    >>> int(n_leaves[0]) == est.tree_.n_leaves, int(n_leaves[-1])
+    (True, 1)
+    """
     alphas, risks, n_int, n_leaves, ptr, nodes = weakest_links(
         node_risk(target, tree, loss), tree.kind, tree.first_child, tree.n_children)
     steps = [nodes[ptr[s]:ptr[s + 1]].tolist() for s in range(alphas.size)]
     return alphas, risks, n_int, n_leaves, steps
 
 
-def prune_at_alpha(target, tree, alpha, loss="impurity", path=None):
+def prune_at_alpha(target, tree, alpha, loss="impurity", path=None, in_place=False):
     """The smallest subtree of the weakest-link sequence whose steps have effective alpha
-    at most ``alpha`` (scikit-learn's ``ccp_alpha``), and its report."""
-    pruned_tree = copy_tree(tree)
+    at most ``alpha`` (scikit-learn's ``ccp_alpha``), and its report. ``path``: the
+    tree's :func:`weakest_link_path`, when the caller has it; ``in_place``: prune
+    ``tree`` itself (a tree only the caller holds), not a copy."""
+    pruned_tree = tree if in_place else copy_tree(tree)
     alphas, _, steps = path if path is not None else weakest_link_path(target, tree, loss)
     report = []
     for a, nodes in zip(alphas[1:], steps[1:]):
@@ -458,7 +473,7 @@ def default_splits(cv, n_rows, y_codes, random_state):
 
 def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold,
                      bins=None, y_codes=None, alpha_floor=0.0, fold_moments=None,
-                     every_fold=None):
+                     every_fold=None, links=None):
     """rpart's complexity table of ``tree`` (of target ``target``) from k-fold
     cross-validation.
 
@@ -495,12 +510,17 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     once: their moments in fold order (``fold_moments``' for each), or None, for the folds
     to go one by one.
 
+    ``links``: ``tree``'s :func:`weakest_links_of` when the caller has them (None: made
+    here).
+
     Returns the table's columns: a dict of arrays (a DataFrame takes it as it is).
     """
     import pandas as pd
     from sklearn.model_selection import check_cv
 
-    alphas, risks, n_int, n_leaves, steps = _weakest_links(target, tree, loss)
+    alphas, risks, n_int, n_leaves, _ = (weakest_links_of(target, tree, loss)
+                                         if links is None else links)
+    alphas = alphas.copy()  # (its first entry becomes the floor: the caller's stay)
     risk_root = node_risk(target, tree, loss)[0]
     upper = np.append(alphas[1:], np.inf)
     with np.errstate(invalid="ignore"):  # 0 * inf when the tree is its root alone
@@ -582,8 +602,7 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
         parallel = threads > 1 and len(splits) > 1 and X_enc.size >= FOLD_THREADS_MIN_CELLS
         every = in_order(lambda i: fold_errors(splits[i]), len(splits),
                          min(threads, len(splits)) if parallel else 1)
-    for errors in every:
-        moments = _merge_moments(moments, errors)
+    moments = _merge_all(moments, every)
     if target.regression:
         yv = np.asarray(y_arr, dtype=float)
         mean = np.average(yv, weights=w)
@@ -622,6 +641,47 @@ def _merge_moments(moments, more):
     return n, mean_a + delta * (n_b / n), m2_a + m2_b + delta * delta * (n_a * n_b / n)
 
 
+# Up to this many subtrees, folds' moments are merged on Python floats: numpy's calls on
+# arrays this short cost more than the arithmetic.
+MERGE_SCALARS_MAX = 16
+
+
+def _merge_all(moments, more):
+    """``moments`` merged with each of ``more`` in turn (:func:`_merge_moments`), the same
+    arithmetic in the same order, so the same bits; on Python floats when there are few
+    subtrees.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> start = (0, np.zeros(2), np.zeros(2))
+    >>> folds = [(2, np.array([1.0, 0.5]), np.array([0.0, 0.5])),
+    ...          (1, np.array([0.0, 1.0]), np.array([0.0, 0.0]))]
+    >>> n, mean, m2 = _merge_all(start, folds)
+    >>> n, mean.tolist(), m2.tolist()
+    (3, [0.6666666666666667, 0.6666666666666666], [0.6666666666666666, 0.6666666666666666])
+    """
+    n_a, mean_a, m2_a = moments
+    if mean_a.size > MERGE_SCALARS_MAX:
+        for errors in more:
+            moments = _merge_moments(moments, errors)
+        return moments
+    mean, m2 = mean_a.tolist(), m2_a.tolist()
+    steps = range(len(mean))
+    for n_b, mean_b, m2_b in more:
+        if n_b == 0:
+            continue
+        n = n_a + n_b
+        share, cross = n_b / n, n_a * n_b / n
+        mean_b, m2_b = mean_b.tolist(), m2_b.tolist()
+        for i in steps:
+            delta = mean_b[i] - mean[i]
+            mean[i] = mean[i] + delta * share
+            m2[i] = m2[i] + m2_b[i] + delta * delta * cross
+        n_a = n
+    return n_a, np.array(mean), np.array(m2)
+
+
 def choose_row(table, rule):
     """The chosen row of a complexity table: minimum xerror ("min"), or the smallest tree
     within one standard error of it ("1se", Breiman et al.'s rule); ties go to the smaller
@@ -643,11 +703,25 @@ def choose_alpha(table, rule):
     return float(np.asarray(table["alpha"])[choose_row(table, rule)])
 
 
-def prune_to_row(target, tree, row, loss="impurity"):
+def prune_to_row(target, tree, row, loss="impurity", path=None, in_place=False):
     """The ``row``-th subtree of the weakest-link sequence (row 0: the full tree), which
-    may differ from pruning at its alpha when several steps share that alpha (0)."""
-    pruned_tree = copy_tree(tree)
-    alphas, _, steps = weakest_link_path(target, tree, loss)
+    may differ from pruning at its alpha when several steps share that alpha (0).
+    ``path`` and ``in_place`` as :func:`prune_at_alpha` takes them.
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier
+    >>> from quercus._target import Target
+    >>> from quercus.datasets import load_watermelon
+    >>> est = CARTClassifier().fit(*load_watermelon("2.0"))
+    >>> path = weakest_link_path(Target.of(est), est.tree_)
+    >>> pruned, report = prune_to_row(Target.of(est), est.tree_, 1, path=path)
+    >>> splits = lambda tree: int((tree.kind != LEAF).sum())  # (cut subtrees stay, unreached)
+    >>> len(report) > 0, splits(pruned) < splits(est.tree_)
+    (True, True)
+    """
+    pruned_tree = tree if in_place else copy_tree(tree)
+    alphas, _, steps = path if path is not None else weakest_link_path(target, tree, loss)
     report = []
     for a, nodes in zip(alphas[1:row + 1], steps[1:row + 1]):
         for node in nodes:

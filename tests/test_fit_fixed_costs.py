@@ -656,3 +656,64 @@ def test_a_fold_s_bins_are_taken_a_column_at_a_time_above_the_whole_take_bound(m
     np.testing.assert_array_equal(by_column.codes, np.asarray(bins.codes)[rows])
     np.testing.assert_array_equal(by_column.codes, whole.codes)
     assert by_column.codes.dtype == bins.codes.dtype
+
+
+@pytest.mark.parametrize("n_subtrees", [1, 4, 16, 17, 40])
+def test_folds_merged_on_floats_give_the_array_merge_bits(n_subtrees):
+    # _merge_all's scalar loop must be _merge_moments' arithmetic in its order: the cp
+    # table (and the 1-SE row it picks) may not move by a bit.
+    from quercus._pruning import _merge_all, _merge_moments
+    rng = np.random.default_rng(n_subtrees)
+    for _ in range(30):
+        folds = [(int(rng.integers(0, 40)),
+                  rng.random(n_subtrees) * rng.choice([1e-9, 1.0, 1e9]),
+                  rng.random(n_subtrees) * rng.choice([1e-9, 1.0, 1e9]))
+                 for _ in range(int(rng.integers(1, 12)))]
+        start = (0, np.zeros(n_subtrees), np.zeros(n_subtrees))
+        expected = start
+        for fold in folds:
+            expected = _merge_moments(expected, fold)
+        n, mean, m2 = _merge_all(start, folds)
+        assert n == expected[0]
+        assert mean.tobytes() == expected[1].tobytes()
+        assert m2.tobytes() == expected[2].tobytes()
+
+
+@pytest.mark.parametrize("task", ["class", "regression"])
+def test_pruning_in_place_along_the_table_s_path_is_pruning_a_copy(task):
+    from quercus._kernels.schema import LEAF
+    from quercus._pruning import prune_at_alpha, prune_to_row, weakest_links_of
+    from quercus._target import Target
+    from quercus._tree import TreeArrays
+    X, y = _cv_data(task)
+    est = (CARTClassifier() if task == "class" else CARTRegressor()).fit(X, y)
+    target, grown = Target.of(est), est.tree_
+    fields = TreeArrays.__dataclass_fields__
+    for loss in ("impurity", "error"):
+        links = weakest_links_of(target, grown, loss)
+        path = (links[0], links[1], links[4])
+        assert len(path[0]) > 2
+        for row in range(len(path[0])):
+            copy = TreeArrays(**{k: getattr(grown, k).copy() for k in fields})
+            expected, report = prune_to_row(target, grown, row, loss)
+            got, got_report = prune_to_row(target, copy, row, loss, path=path,
+                                           in_place=True)
+            assert got is copy and got_report == report
+            for k in fields:
+                np.testing.assert_array_equal(getattr(got, k), getattr(expected, k))
+        alpha = float(path[0][len(path[0]) // 2])
+        copy = TreeArrays(**{k: getattr(grown, k).copy() for k in fields})
+        expected, report = prune_at_alpha(target, grown, alpha, loss)
+        got, got_report = prune_at_alpha(target, copy, alpha, loss, path=path, in_place=True)
+        assert got is copy and got_report == report
+        np.testing.assert_array_equal(got.kind, expected.kind)
+        assert (grown.kind != LEAF).sum() > (got.kind != LEAF).sum()
+
+
+def _cv_data(task):
+    """Noisy data whose full tree has a long weakest-link path."""
+    rng = np.random.default_rng(5)
+    n = 120
+    X = np.column_stack([rng.normal(size=n), rng.normal(size=n)])
+    signal = X[:, 0] + rng.normal(size=n)
+    return X, (signal * 10 if task == "regression" else (signal > 0).astype(int))
