@@ -207,14 +207,20 @@ def sorted_histogram(codes_f, order, idx, wi, y, y2, n_stats, criterion):
 
 @inner
 def sorted_histogram_into(codes_f, order, idx, wi, y, y2, criterion, bins, counts, n,
-                          keep=None):
+                          keep=None, total=None, missing_code=-1):
     """:func:`sorted_histogram` written into the caller's scratch (``bins``, ``counts``,
     ``n``: at least as many rows as the node has samples), in one pass. Returns how many
     bins are present: the histogram is the first that many rows, the same sums.
     ``keep``: only the samples at positions ``pos`` with ``keep[pos] >= 0`` (None: every
-    one, and the test is not compiled)."""
+    one, and the test is not compiled). ``total``: also written, the stats of every bin
+    but the missing one (code ``missing_code``), each bin added as it closes, in bin
+    order: ``splits._totals``' sums of the known bins, the same bits, without a pass over
+    the bins (None: not compiled)."""
     j = -1
     prev = np.int64(-1)
+    if total is not None:
+        for k in range(counts.shape[1]):
+            total[k] = 0.0
     for i in range(order.shape[0]):
         pos = order[i]
         if keep is not None:
@@ -223,6 +229,8 @@ def sorted_histogram_into(codes_f, order, idx, wi, y, y2, criterion, bins, count
         s = idx[pos]
         b = np.int64(codes_f[s])
         if b != prev:
+            if total is not None and j >= 0:
+                _add_row(total, counts, j)
             j += 1
             bins[j] = b
             prev = b
@@ -231,7 +239,15 @@ def sorted_histogram_into(codes_f, order, idx, wi, y, y2, criterion, bins, count
                 counts[j, k] = 0.0
         _accumulate(counts, j, y[s], y2[s], wi[pos], criterion)
         n[j] += 1
+    if total is not None and j >= 0 and prev != missing_code:
+        _add_row(total, counts, j)
     return j + 1
+
+
+@kernel(inline="always")
+def _add_row(total, counts, j):
+    for k in range(counts.shape[1]):
+        total[k] += counts[j, k]
 
 
 @inner

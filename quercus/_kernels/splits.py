@@ -464,7 +464,7 @@ def _prefix(counts, upto):
 
 @kernel(inline="always")
 def best_split_numeric(bins, counts, n, lo, hi, miss, n_miss, criterion, missing_mode,
-                       min_leaf_n, min_leaf_w, u, work):
+                       min_leaf_n, min_leaf_w, u, work, known_n=-1):
     """Best threshold of one numeric feature from its compact histogram (known bins).
 
     ``lo[bin]`` / ``hi[bin]`` are the smallest / largest observed value of each bin (equal
@@ -473,7 +473,8 @@ def best_split_numeric(bins, counts, n, lo, hi, miss, n_miss, criterion, missing
     (``splitter="random"``); ``u < 0`` scans every midpoint. ``work``: the scratch of
     :func:`score_histogram`.
     Returns (found, child_impurity, decrease, split_info, last_left_bin, threshold,
-    miss_dir).
+    miss_dir). ``known_n`` >= 0: the bins' sample count, their stats already in
+    ``work[W_TOTAL]`` (:func:`_totals`' sums).
     """
     nb = counts.shape[0]
     none = (False, 0.0, -np.inf, 0.0, -1, 0.0, -1)
@@ -485,7 +486,9 @@ def best_split_numeric(bins, counts, n, lo, hi, miss, n_miss, criterion, missing
         t, draw = draw_boundary(bins, nb, lo, hi, u)
         lo_t, hi_t = t, t + 1
     total = work[W_TOTAL]
-    total_n = _totals(counts, n, total)
+    total_n = np.int64(known_n)
+    if known_n < 0:
+        total_n = _totals(counts, n, total)
     t, d, left = scan_ordered(counts, n, total, total_n, miss, n_miss, criterion,
                               missing_mode, min_leaf_n, min_leaf_w, lo_t, hi_t, work)
     if t < 0:
@@ -664,12 +667,14 @@ def _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion, min
 
 @kernel(inline="always")
 def score_histogram(bins, counts, n, binned, is_cat, f, n_stats, criterion, cat_mode,
-                    missing_mode, min_leaf_n, min_leaf_w, u, min_objects, work):
+                    missing_mode, min_leaf_n, min_leaf_w, u, min_objects, work, known_n=-1):
     """The best split of feature ``f`` (of the :data:`~quercus._kernels.schema.Binned`
     record ``binned``) from its compact histogram at a node (see :func:`search_at`):
     (found, kind, child_impurity, decrease, split_info, split_bin, threshold, miss_dir,
     rho), as :func:`search_node` describes them. ``work``: float64 scratch of (WORK_ROWS,
-    n_stats), its rows overwritten (one per search, not per feature)."""
+    n_stats), its rows overwritten (one per search, not per feature). ``known_n`` >= 0:
+    the known bins' sample count, their stats already in ``work[W_TOTAL]`` (a numeric
+    feature's scan then does not sum them)."""
     n_bins, bin_lo, bin_hi, bin_offsets = binned.n_bins, binned.lo, binned.hi, binned.offsets
     nbf = n_bins[f]
     miss = work[W_MISS]
@@ -690,7 +695,7 @@ def score_histogram(bins, counts, n, binned, is_cat, f, n_stats, criterion, cat_
         hi = bin_hi[bin_offsets[f]:bin_offsets[f + 1]]
         ok, c, d, s, b, t, md = best_split_numeric(
             kb, kc, kn, lo, hi, miss, n_miss, criterion, missing_mode, min_leaf_n,
-            min_w_bin, u, work)
+            min_w_bin, u, work, known_n)
         return ok, NUMERIC, c, d, s, b, t, md, rho
     if cat_mode == CAT_MULTIWAY:
         ok, c, d, s, mb = best_split_multiway(kc, kn, miss, n_miss, criterion,
@@ -852,15 +857,22 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
                     _store(i, r[1:], found, kind, res, ints)
                     continue
         h0, h1 = hist_offsets[f], hist_offsets[f + 1]
+        known_n = np.int64(-1)  # (the known samples when their totals are in work already)
         if hist.shape[0] > 0 and h1 > h0:
             bins, counts, n = compact_histogram(hist[h0:h1], hist_n[h0:h1])
         elif presorted is not None and presorted[1][f] >= 0:
             srt, slot_of, start, h_bins, h_counts, h_n = presorted
             order = srt[slot_of[f], start:start + m]
             if m <= h_bins.shape[0]:
+                # (The known bins' totals summed while the histogram is made: the scan
+                # needs no pass of its own for them.)
                 n_h = sorted_histogram_into(codes[:, f], order, idx, wi, y, y2, criterion,
-                                            h_bins, h_counts, h_n)
+                                            h_bins, h_counts, h_n, None, work[W_TOTAL],
+                                            n_bins[f])
                 bins, counts, n = h_bins[:n_h], h_counts[:n_h], h_n[:n_h]
+                known_n = np.int64(m)
+                if n_h > 0 and h_bins[n_h - 1] == n_bins[f]:
+                    known_n -= h_n[n_h - 1]
             else:
                 bins, counts, n = sorted_histogram(codes[:, f], order, idx, wi, y, y2,
                                                    n_stats, criterion)
@@ -869,7 +881,7 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
                                                 n_stats, criterion)
         _store(i, score_histogram(bins, counts, n, binned, is_cat, f, n_stats, criterion,
                                   cat_mode, missing_mode, min_leaf_n, min_leaf_w, u,
-                                  min_objects, work),
+                                  min_objects, work, known_n),
                found, kind, res, ints)
     return found, kind, res, ints
 
