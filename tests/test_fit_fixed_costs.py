@@ -717,3 +717,32 @@ def _cv_data(task):
     X = np.column_stack([rng.normal(size=n), rng.normal(size=n)])
     signal = X[:, 0] + rng.normal(size=n)
     return X, (signal * 10 if task == "regression" else (signal > 0).astype(int))
+
+
+@pytest.mark.parametrize("missing", [0, 3])
+@pytest.mark.parametrize("regression", [False, True])
+def test_presorted_histogram_totals_are_the_known_bins_totals(missing, regression):
+    # The totals summed as the bins close must be _totals' sums of the known bins, bit
+    # for bit: the scan's right branch is total - left.
+    from quercus._kernels.criteria import GINI, SQUARED_ERROR
+    from quercus._kernels.histograms import sorted_histogram_into
+    from quercus._kernels.splits import _totals
+    rng = np.random.default_rng(7 + missing)
+    n, n_bins = 60, 9
+    codes = rng.integers(0, n_bins, n).astype(np.uint8)
+    codes[rng.choice(n, missing, replace=False)] = n_bins  # (the missing code)
+    idx = rng.permutation(n).astype(np.int64)[:45]
+    wi = rng.uniform(0.1, 3.0, idx.size)
+    y = rng.normal(size=n) * 1e3 if regression else rng.integers(0, 3, n).astype(float)
+    criterion, n_stats = (SQUARED_ERROR, 3) if regression else (GINI, 3)
+    order = np.argsort(codes[idx], kind="stable").astype(np.uint16)
+    bins, counts = np.empty(idx.size, np.int64), np.empty((idx.size, n_stats))
+    counts_n = np.empty(idx.size, np.int64)
+    total = np.full(n_stats, np.nan)
+    nb = sorted_histogram_into(codes, order, idx, wi, y, y * y, criterion, bins, counts,
+                               counts_n, None, total, n_bins)
+    nk = nb - 1 if bins[nb - 1] == n_bins else nb
+    assert (nk < nb) == (np.isin(idx, np.flatnonzero(codes == n_bins)).any())
+    expected = np.empty(n_stats)
+    _totals(counts[:nk], counts_n[:nk], expected)
+    assert total.tobytes() == expected.tobytes()
