@@ -520,12 +520,12 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
 
     alphas, risks, n_int, n_leaves, _ = (weakest_links_of(target, tree, loss)
                                          if links is None else links)
-    alphas = alphas.copy()  # (its first entry becomes the floor: the caller's stay)
     risk_root = node_risk(target, tree, loss)[0]
     upper = np.append(alphas[1:], np.inf)
     with np.errstate(invalid="ignore"):  # 0 * inf when the tree is its root alone
         eval_alpha = np.sqrt(alphas * upper)
     if alpha_floor > 0.0:
+        alphas = alphas.copy()  # (the caller's links stay as they are)
         alphas[0] = alpha_floor
         eval_alpha[0] = np.sqrt(alpha_floor * upper[0]) if alphas.size > 1 else np.inf
     else:
