@@ -530,16 +530,15 @@ def _split_sorted(srt, start, buf, branch, n_children):
         for k in range(m):
             buf[k] = row[k]
         if n_children == 2:  # the common case, without a look-up per element
+            # (Branch-free: where a sample goes is a coin toss to the branch predictor.)
             n_left = np.int64(0)
             n_right = count[1]
             for k in range(m):
                 i = buf[k]
-                if branch[i] == 0:
-                    row[n_left] = child_pos[i]
-                    n_left += 1
-                else:
-                    row[n_right] = child_pos[i]
-                    n_right += 1
+                r = np.int64(branch[i])
+                row[n_left + r * (n_right - n_left)] = child_pos[i]
+                n_left += 1 - r
+                n_right += r
             continue
         for c in range(n_children):
             ptr[c] = count[c]
