@@ -4,6 +4,8 @@ rpart's ``xval = 10``, from 14 to 5,000 rows, with and without missing values.
     python -m benchmarks.cv_small                 # everything, writes results/cv_small.md
     python -m benchmarks.cv_small --quick         # fewer repetitions
     python -m benchmarks.cv_small --no-write      # print only
+    python -m benchmarks.cv_small --rounds 5 --only 'make_regression|Ozone'
+                                                  # alternate the two sides 5 times
 
 quercus: ``CARTClassifier(pruning="cost_complexity")`` / ``CARTRegressor(pruning=
 "cost_complexity")``, every other parameter its default (``cv=10`` folds, ``cv_rule="1se"``,
@@ -23,6 +25,10 @@ with every other setting its default (``cp = 0.01``, ``minsplit = 20``, ``minbuc
 of enough fits to last ``--r-min-seconds``, per fit, median and range of ``--reps`` such
 timings, after one untimed fit.
 
+With ``--rounds K`` the two sides take turns K times (quercus's cases, then rpart's
+process, then quercus again...), and a case's ratio is the median of its K rounds' ratios:
+on a shared machine a slow spell then lands on both sides of a ratio rather than on one.
+
 Both sides read the same CSV (``benchmarks/data-cache/cv_small/``; the target in ``y``,
 factors as text, missing values as empty cells): every bundled data set
 (``quercus.datasets``), scikit-learn's iris, wine and breast cancer (wdbc), the first 100,
@@ -37,6 +43,7 @@ mlbench its data sets are skipped.
 import argparse
 import datetime
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -236,7 +243,14 @@ def main(argv=None):
                         help="skip the first fit in a fresh interpreter")
     parser.add_argument("--no-write", action="store_true",
                         help="print only; do not write benchmarks/results/")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="time quercus then rpart this many times in turn; a case's "
+                             "ratio is the median of the rounds' ratios (default 1)")
+    parser.add_argument("--only", metavar="REGEX",
+                        help="only the cases whose name matches this regular expression")
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error(f"--rounds must be at least 1, got {args.rounds}")
     if args.quick:
         args.reps, args.no_first_fit = 3, True
 
@@ -254,18 +268,30 @@ def main(argv=None):
         if res.returncode != 0:
             print(f"Exporting mlbench data failed: {res.stderr.strip()[:300]}")
     all_cases = cases(has_mlbench)
+    if args.only:
+        pattern = re.compile(args.only)
+        all_cases = [c for c in all_cases if pattern.search(c["name"])]
+        if not all_cases:
+            parser.error(f"--only {args.only!r} matches no case")
 
-    q = {}
-    for i, c in enumerate(all_cases):
-        times, leaves = time_quercus(c, args.reps)
-        q[i] = (times, leaves)
-        print(f"quercus {c['name']} ({c['missing']}): median {statistics.median(times):.4f} s")
+    # Per round: quercus's (times, leaves) and rpart's row of every case.
+    q_rounds, r_rounds = [], []
+    for rnd in range(args.rounds):
+        q = {}
+        for i, c in enumerate(all_cases):
+            times, leaves = time_quercus(c, args.reps)
+            q[i] = (times, leaves)
+            print(f"quercus {c['name']} ({c['missing']}): median "
+                  f"{statistics.median(times):.4f} s" + (f" (round {rnd + 1})"
+                                                         if args.rounds > 1 else ""))
+        q_rounds.append(q)
+        r_rounds.append(time_rpart(all_cases, args.reps, args.r_min_seconds)
+                        if has_rpart else {})
     first = {}
     if not args.no_first_fit:
         for i, c in enumerate(all_cases):
             first[i] = first_fit(c)
             print(f"quercus first fit {c['name']} ({c['missing']}): {first[i]:.3f} s")
-    r = time_rpart(all_cases, args.reps, args.r_min_seconds) if has_rpart else {}
 
     header = ["data set", "rows x cols", "missing", "task", "quercus s (median [range])",
               "quercus first fit, fresh process s", "rpart s (median [range])",
@@ -273,17 +299,26 @@ def main(argv=None):
     rows = []
     ratios = []
     for i, c in enumerate(all_cases):
-        times, leaves = q[i]
-        med = statistics.median(times)
-        qs = f"{_fmt(med)} [{_fmt(min(times))}-{_fmt(max(times))}]"
+        # (One round: its medians. Several: the median of the rounds' medians, the range
+        # of every timing, and the median of the rounds' ratios.)
+        meds = [statistics.median(q[i][0]) for q in q_rounds]
+        every = [t for q in q_rounds for t in q[i][0]]
+        leaves = q_rounds[-1][i][1]
+        med = statistics.median(meds)
+        qs = f"{_fmt(med)} [{_fmt(min(every))}-{_fmt(max(every))}]"
         fs = _fmt(first[i]) if i in first else "-"
-        if i in r:
-            rr = r[i]
-            rs = f"{_fmt(rr['median'])} [{_fmt(rr['min'])}-{_fmt(rr['max'])}]"
-            ratio = med / rr["median"]
+        if all(i in r for r in r_rounds):
+            rows_r = [r[i] for r in r_rounds]
+            r_med = statistics.median(float(rr["median"]) for rr in rows_r)
+            rs = (f"{_fmt(r_med)} [{_fmt(min(float(rr['min']) for rr in rows_r))}-"
+                  f"{_fmt(max(float(rr['max']) for rr in rows_r))}]")
+            per_round = [m / float(rr["median"]) for m, rr in zip(meds, rows_r)]
+            ratio = statistics.median(per_round)
             ratios.append(ratio)
             ratio_s = f"**{ratio:.2f}**" if ratio > 1 else f"{ratio:.2f}"
-            lv = f"{leaves} / {int(rr['n_splits']) + 1}"
+            if len(per_round) > 1:
+                ratio_s += f" ({min(per_round):.2f}-{max(per_round):.2f})"
+            lv = f"{leaves} / {int(rows_r[-1]['n_splits']) + 1}"
         else:
             rs, ratio_s, lv = "-", "-", f"{leaves} / -"
         n, p = c["shape"]
@@ -314,6 +349,12 @@ def main(argv=None):
             f"usesurrogate = 2, maxcompete = 4); per fit, median and range of {args.reps} "
             f"`system.time` loops of at least {args.r_min_seconds} s in one R process after "
             "one untimed fit.",
+            *([f"- {args.rounds} rounds, the two sides in turn (quercus's cases in one "
+               "process, then rpart's in one R process, and again): a timing is the median "
+               "of the rounds' medians with the range of every timing, and a ratio the "
+               "median of the rounds' ratios, their range in parentheses."]
+              if args.rounds > 1 else []),
+            *([f"- Only the cases matching `--only {args.only}`."] if args.only else []),
             "- Both sides read the same CSV; missing: `real` = the data's own missing "
             f"values, `10%` = {100 * KNOCK_OUT:.0f}% of the feature cells knocked out at "
             "random. Leaves: quercus's chosen tree / rpart's tree (splits + 1), for scale: "
