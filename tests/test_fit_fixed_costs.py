@@ -750,40 +750,44 @@ def test_presorted_histogram_totals_are_the_known_bins_totals(missing, regressio
 
 @pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("with_keep", [False, True])
-def test_regression_sums_in_scalars_are_the_row_by_row_histogram(with_keep, compiled):
-    # sorted_histogram_into keeps an open bin's regression sums in scalars; they must be
-    # sorted_histogram's row-by-row sums bit for bit, ties and the missing bin included,
-    # and skip the rows ``keep`` drops.
+@pytest.mark.parametrize("task", ["regression", "two classes"])
+def test_open_bin_sums_in_scalars_are_the_row_by_row_histogram(task, with_keep, compiled):
+    # sorted_histogram_into keeps an open bin's regression sums, or its two classes'
+    # weights, in scalars; they must be sorted_histogram's row-by-row sums bit for bit,
+    # ties and the missing bin included, and skip the rows ``keep`` drops.
     import numba
-    from quercus._kernels.criteria import SQUARED_ERROR
+    from quercus._kernels.criteria import GINI, SQUARED_ERROR
     from quercus._kernels.histograms import sorted_histogram, sorted_histogram_into
     rng = np.random.default_rng(11)
     n, n_bins = 80, 6  # (few bins: many rows share one)
     codes = rng.integers(0, n_bins + 1, n).astype(np.uint8)  # (n_bins: the missing code)
     idx = rng.permutation(n).astype(np.int64)[:70]
     wi = rng.uniform(0.1, 3.0, idx.size)
-    y = rng.normal(size=n) * 1e3
+    if task == "regression":
+        y, criterion, n_stats = rng.normal(size=n) * 1e3, SQUARED_ERROR, 3
+    else:
+        y, criterion, n_stats = rng.integers(0, 2, n).astype(float), GINI, 2
     order = np.argsort(codes[idx], kind="stable").astype(np.uint16)
     keep = (rng.integers(-1, 2, idx.size) if with_keep else np.zeros(idx.size)).astype(
         np.int64)
     kept = order[keep[order] >= 0]
-    exp_bins, exp_counts, exp_n = sorted_histogram(codes, kept, idx, wi, y, y * y, 3,
-                                                   SQUARED_ERROR)
+    exp_bins, exp_counts, exp_n = sorted_histogram(codes, kept, idx, wi, y, y * y, n_stats,
+                                                   criterion)
 
     def run(codes, order, idx, wi, y, y2, bins, counts, n_out, keep, total):
-        return sorted_histogram_into(codes, order, idx, wi, y, y2, SQUARED_ERROR, bins,
+        return sorted_histogram_into(codes, order, idx, wi, y, y2, criterion, bins,
                                      counts, n_out, keep, total, n_bins)
     if compiled:
         run = numba.njit(run)
-    bins, counts = np.empty(idx.size, np.int64), np.full((idx.size, 3), np.nan)
-    n_out, total = np.empty(idx.size, np.int64), np.full(3, np.nan)
+    bins, counts = np.empty(idx.size, np.int64), np.full((idx.size, n_stats), np.nan)
+    n_out, total = np.empty(idx.size, np.int64), np.full(n_stats, np.nan)
     nb = run(codes, order, idx, wi, y, y * y, bins, counts, n_out,
              keep if with_keep else None, total)
     assert nb == exp_bins.size and exp_bins[-1] == n_bins  # (the missing bin present)
     np.testing.assert_array_equal(bins[:nb], exp_bins)
     np.testing.assert_array_equal(n_out[:nb], exp_n)
     assert counts[:nb].tobytes() == exp_counts.tobytes()
-    known = np.zeros(3)
+    known = np.zeros(n_stats)
     for j in range(nb - 1):  # (the known bins' totals, in bin order)
         known += exp_counts[j]
     assert total.tobytes() == known.tobytes()

@@ -219,6 +219,9 @@ def sorted_histogram_into(codes_f, order, idx, wi, y, y2, criterion, bins, count
     if is_regression(criterion):
         return _sorted_sums_into(codes_f, order, idx, wi, y, y2, bins, counts, n, keep, total,
                                  missing_code)
+    if counts.shape[1] == 2:
+        return _sorted_pairs_into(codes_f, order, idx, wi, y, bins, counts, n, keep, total,
+                                  missing_code)
     j = -1
     prev = np.int64(-1)
     if total is not None:
@@ -298,6 +301,56 @@ def _sorted_sums_into(codes_f, order, idx, wi, y, y2, bins, counts, n, keep, tot
         total[0] = t0
         total[1] = t1
         total[2] = t2
+    return j + 1
+
+
+@inner
+def _sorted_pairs_into(codes_f, order, idx, wi, y, bins, counts, n, keep, total,
+                       missing_code):
+    """:func:`sorted_histogram_into` for two classes (``y`` 0 or 1: a two-class target,
+    or the surrogate search's primary directions), an open bin's two weights in scalars.
+    ``w * (1 - y)`` and ``w * y`` are ``w`` and 0.0 exactly, and adding 0.0 to a weight
+    leaves it as it is, so the same bits as ``counts[j, y] += w``, without a branch on a
+    class that follows no pattern along a feature's order."""
+    j = -1
+    prev = np.int64(-1)
+    t0 = t1 = 0.0
+    c0 = c1 = 0.0
+    n_j = np.int64(0)
+    for i in range(order.shape[0]):
+        pos = order[i]
+        if keep is not None:
+            if keep[pos] < 0:
+                continue
+        s = idx[pos]
+        b = np.int64(codes_f[s])
+        if b != prev:
+            if j >= 0:
+                counts[j, 0] = c0
+                counts[j, 1] = c1
+                n[j] = n_j
+                t0 += c0
+                t1 += c1
+            j += 1
+            bins[j] = b
+            prev = b
+            c0 = c1 = 0.0
+            n_j = 0
+        w = wi[pos]
+        yv = y[s]
+        c0 += w * (1.0 - yv)
+        c1 += w * yv
+        n_j += 1
+    if j >= 0:
+        counts[j, 0] = c0
+        counts[j, 1] = c1
+        n[j] = n_j
+        if prev != missing_code:
+            t0 += c0
+            t1 += c1
+    if total is not None:
+        total[0] = t0
+        total[1] = t1
     return j + 1
 
 
