@@ -753,8 +753,9 @@ def test_presorted_histogram_totals_are_the_known_bins_totals(missing, regressio
 @pytest.mark.parametrize("task", ["regression", "two classes"])
 def test_open_bin_sums_in_scalars_are_the_row_by_row_histogram(task, with_keep, compiled):
     # sorted_histogram_into keeps an open bin's regression sums, or its two classes'
-    # weights, in scalars; they must be sorted_histogram's row-by-row sums bit for bit,
-    # ties and the missing bin included, and skip the rows ``keep`` drops.
+    # weights, in scalars; they must be the row-by-row sums bit for bit, ties and the
+    # missing bin included, and skip the rows ``keep`` drops. sorted_histogram (a bigger
+    # node's) makes its histogram with it.
     import numba
     from quercus._kernels.criteria import GINI, SQUARED_ERROR
     from quercus._kernels.histograms import sorted_histogram, sorted_histogram_into
@@ -771,8 +772,18 @@ def test_open_bin_sums_in_scalars_are_the_row_by_row_histogram(task, with_keep, 
     keep = (rng.integers(-1, 2, idx.size) if with_keep else np.zeros(idx.size)).astype(
         np.int64)
     kept = order[keep[order] >= 0]
-    exp_bins, exp_counts, exp_n = sorted_histogram(codes, kept, idx, wi, y, y * y, n_stats,
-                                                   criterion)
+    # The reference: each row added to its bin's row in memory, in the order's sequence.
+    exp_bins, exp_n = np.unique(codes[idx[kept]], return_counts=True)
+    exp_counts = np.zeros((exp_bins.size, n_stats))
+    for pos in kept:
+        j = int(np.searchsorted(exp_bins, codes[idx[pos]]))
+        row = idx[pos]
+        if task == "regression":
+            exp_counts[j, 0] += wi[pos]
+            exp_counts[j, 1] += wi[pos] * y[row]
+            exp_counts[j, 2] += wi[pos] * (y[row] * y[row])
+        else:
+            exp_counts[j, int(y[row])] += wi[pos]
 
     def run(codes, order, idx, wi, y, y2, bins, counts, n_out, keep, total):
         return sorted_histogram_into(codes, order, idx, wi, y, y2, criterion, bins,
@@ -791,3 +802,9 @@ def test_open_bin_sums_in_scalars_are_the_row_by_row_histogram(task, with_keep, 
     for j in range(nb - 1):  # (the known bins' totals, in bin order)
         known += exp_counts[j]
     assert total.tobytes() == known.tobytes()
+    big = sorted_histogram if not compiled else numba.njit(
+        lambda *a: sorted_histogram(*a))
+    got_bins, got_counts, got_n = big(codes, kept, idx, wi, y, y * y, n_stats, criterion)
+    np.testing.assert_array_equal(got_bins, exp_bins)
+    np.testing.assert_array_equal(got_n, exp_n)
+    assert got_counts.tobytes() == exp_counts.tobytes()

@@ -188,20 +188,9 @@ def sorted_histogram(codes_f, order, idx, wi, y, y2, n_stats, criterion):
             n_present += 1
             prev = b
     bins = np.empty(n_present, dtype=np.int64)
-    counts = np.zeros((n_present, n_stats))
-    n = np.zeros(n_present, dtype=np.int64)
-    j = -1
-    prev = -1
-    for i in range(m):
-        pos = order[i]
-        s = idx[pos]
-        b = np.int64(codes_f[s])
-        if b != prev:
-            j += 1
-            bins[j] = b
-            prev = b
-        _accumulate(counts, j, y[s], y2[s], wi[pos], criterion)
-        n[j] += 1
+    counts = np.empty((n_present, n_stats))
+    n = np.empty(n_present, dtype=np.int64)
+    sorted_histogram_into(codes_f, order, idx, wi, y, y2, criterion, bins, counts, n)
     return bins, counts, n
 
 
