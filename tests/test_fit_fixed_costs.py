@@ -808,3 +808,48 @@ def test_open_bin_sums_in_scalars_are_the_row_by_row_histogram(task, with_keep, 
     np.testing.assert_array_equal(got_bins, exp_bins)
     np.testing.assert_array_equal(got_n, exp_n)
     assert got_counts.tobytes() == exp_counts.tobytes()
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_scratch_histograms_are_cleared_and_match_fresh_ones(compiled):
+    # The subtree kernel's split search writes every small dense histogram into one
+    # scratch, node after node: each must be the histogram of fresh arrays, whatever a
+    # bigger one left in the scratch before it (its rows are cleared, not assumed zero).
+    import numba
+    from quercus._kernels.criteria import GINI
+    from quercus._kernels.histograms import (compact_histogram, compact_histogram_into,
+                                             dense_histogram_into)
+    rng = np.random.default_rng(5)
+    n, n_stats = 60, 3
+    y = rng.integers(0, n_stats, n).astype(float)
+    wi_all = rng.uniform(0.1, 2.0, n)
+    dense = dense_histogram_into if not compiled else numba.njit(
+        lambda *a: dense_histogram_into(*a))
+    into = compact_histogram_into if not compiled else numba.njit(
+        lambda *a: compact_histogram_into(*a))
+    rows = 12
+    bins = np.full(rows, -7, np.int64)
+    counts = np.full((rows, n_stats), np.nan)
+    n_out = np.full(rows, -7, np.int64)
+    for n_bins in (11, 4, 7, 2):  # (the bigger ones first: leftovers in the rows after)
+        codes = rng.integers(0, n_bins, n).astype(np.uint8)
+        idx = rng.permutation(n)[:40].astype(np.int64)
+        wi = wi_all[:idx.size]
+        exp = np.zeros((n_bins, n_stats))
+        exp_n = np.zeros(n_bins, np.int64)
+        for i, s in enumerate(idx):  # (sample order, as every histogram sums)
+            exp[codes[s], int(y[s])] += wi[i]
+            exp_n[codes[s]] += 1
+        present = np.flatnonzero(exp_n)
+        nb = dense(codes, idx, wi, y, y, n_bins, GINI, bins, counts, n_out)
+        assert nb == present.size
+        np.testing.assert_array_equal(bins[:nb], present)
+        np.testing.assert_array_equal(n_out[:nb], exp_n[present])
+        assert counts[:nb].tobytes() == exp[present].tobytes()
+        # A node's dense histogram (build_histograms') copied into the same scratch.
+        exp_bins, exp_counts, exp_nn = compact_histogram(exp, exp_n)
+        nb = into(exp, exp_n, bins, counts, n_out)
+        assert nb == exp_bins.size
+        np.testing.assert_array_equal(bins[:nb], exp_bins)
+        np.testing.assert_array_equal(n_out[:nb], exp_nn)
+        assert counts[:nb].tobytes() == exp_counts.tobytes()

@@ -45,16 +45,40 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
     m = idx.shape[0]
     # A dense pass costs O(n_bins) to clear and compact; a sort costs O(m log m).
     if n_bins <= 4 * m + 256:
-        dense = np.zeros((n_bins, n_stats))
-        dense_n = np.zeros(n_bins, dtype=np.int64)
-        for i in range(m):
-            s = idx[i]
-            b = np.int64(codes_f[s])
-            _accumulate(dense, b, y[s], y2[s], wi[i], criterion)
-            dense_n[b] += 1
-        return _compact_in_place(dense, dense_n)
+        bins = np.empty(n_bins, dtype=np.int64)
+        dense = np.empty((n_bins, n_stats))
+        dense_n = np.empty(n_bins, dtype=np.int64)
+        nb = dense_histogram_into(codes_f, idx, wi, y, y2, n_bins, criterion, bins, dense,
+                                  dense_n)
+        return bins[:nb], dense[:nb], dense_n[:nb]
     return sorted_histogram(codes_f, sorted_positions(codes_f, idx), idx, wi, y, y2, n_stats,
                             criterion)
+
+
+@inner
+def dense_histogram_into(codes_f, idx, wi, y, y2, n_bins, criterion, bins, dense, dense_n):
+    """:func:`feature_histogram`'s dense pass in the caller's scratch (at least ``n_bins``
+    rows of ``bins``, ``dense`` and ``dense_n``; ``dense`` as wide as the stats): every
+    bin cleared and summed in sample order, then the present ones moved to the front.
+    Returns how many bins are present: the histogram is the first that many rows."""
+    for b in range(n_bins):
+        dense_n[b] = 0
+        for k in range(dense.shape[1]):
+            dense[b, k] = 0.0
+    for i in range(idx.shape[0]):
+        s = idx[i]
+        b = np.int64(codes_f[s])
+        _accumulate(dense, b, y[s], y2[s], wi[i], criterion)
+        dense_n[b] += 1
+    j = 0
+    for b in range(n_bins):
+        if dense_n[b] > 0:  # j <= b: a row moves forward, never over one still to read
+            bins[j] = b
+            dense_n[j] = dense_n[b]
+            for k in range(dense.shape[1]):
+                dense[j, k] = dense[b, k]
+            j += 1
+    return j
 
 
 @kernel
@@ -355,11 +379,19 @@ def _add_row(total, counts, j):
 def compact_histogram(dense, dense_n):
     """The compact form (bins present, their stats and counts) of one feature's dense
     histogram ``dense[bin, stat]`` with sample counts ``dense_n[bin]``."""
-    nb, n_stats = dense.shape
     n_present = _n_present(dense_n)
     bins = np.empty(n_present, dtype=np.int64)
-    counts = np.empty((n_present, n_stats))
+    counts = np.empty((n_present, dense.shape[1]))
     n = np.empty(n_present, dtype=np.int64)
+    compact_histogram_into(dense, dense_n, bins, counts, n)
+    return bins, counts, n
+
+
+@inner
+def compact_histogram_into(dense, dense_n, bins, counts, n):
+    """:func:`compact_histogram` written into the caller's ``bins``, ``counts`` and ``n``
+    (room for every present bin); returns how many bins are present."""
+    nb, n_stats = dense.shape
     j = 0
     for b in range(nb):
         if dense_n[b] > 0:
@@ -368,7 +400,7 @@ def compact_histogram(dense, dense_n):
             for k in range(n_stats):
                 counts[j, k] = dense[b, k]
             j += 1
-    return bins, counts, n
+    return j
 
 
 @kernel(inline="always")
@@ -379,26 +411,6 @@ def _n_present(dense_n):
         if dense_n[b] > 0:
             n_present += 1
     return n_present
-
-
-@kernel(inline="always")
-def _compact_in_place(dense, dense_n):
-    """:func:`compact_histogram` of a dense histogram the caller owns, moving the present
-    bins' rows to the front: the stats and counts returned are views of ``dense`` and
-    ``dense_n`` (one new array, not three; at a big node of an exact attribute the three
-    were as big as the dense histogram itself)."""
-    nb, n_stats = dense.shape
-    n_present = _n_present(dense_n)
-    bins = np.empty(n_present, dtype=np.int64)
-    j = 0
-    for b in range(nb):
-        if dense_n[b] > 0:  # j <= b: a row moves forward, never over one still to read
-            bins[j] = b
-            dense_n[j] = dense_n[b]
-            for k in range(n_stats):
-                dense[j, k] = dense[b, k]
-            j += 1
-    return bins, dense[:n_present], dense_n[:n_present]
 
 
 @kernel

@@ -30,7 +30,8 @@ from .schema import CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, LEARN
 from .absolute import ae_search_feature
 from .thresholds import (TIE_EPS, at_least, boundary_threshold, draw_boundary,  # noqa: F401
                          lower, midpoint)  # (TIE_EPS, at_least, lower: re-exported)
-from .histograms import (compact_histogram, feature_histogram, known_and_missing_totals,
+from .histograms import (compact_histogram, compact_histogram_into, dense_histogram_into,
+                         feature_histogram, known_and_missing_totals,
                          slice_histogram, slice_positions, sorted_histogram,
                          sorted_histogram_into)
 
@@ -807,7 +808,7 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
 @inner
 def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_mode,
               missing_mode, min_leaf_n, min_leaf_w, uniforms, min_objects, hist, hist_n,
-              hist_offsets, stream_bins, presorted, work, absolute):
+              hist_offsets, stream_bins, presorted, work, absolute, scratch=None):
     """The search of one node, packed as :func:`search_features` returns it: the one loop
     over (node, feature) of both growers. With ``absolute`` (not None: the absolute-error
     criterion, scored from the node's samples, ``absolute.ae_search_feature``) no
@@ -819,9 +820,23 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
     column, scratch bins, counts and n for nodes of at most ``SCRATCH_MAX_SAMPLES``
     samples); None: not compiled), or the node's samples. ``uniforms``: the random
     splitter's draws, None for an exhaustive search. ``work``: see
-    :func:`score_histogram`."""
+    :func:`score_histogram`.
+
+    ``scratch``: the caller's arrays for what every node would otherwise allocate, (bins,
+    stats and counts of a histogram of as many bins as they have rows, and the outputs:
+    found, kind, res and ints with a row per feature), reused from node to node: the
+    outputs returned are views of them, read before the next search. None: allocated
+    here."""
     codes, n_bins, bin_lo, bin_hi, bin_offsets = binned
-    found, kind, res, ints = _outputs(features.shape[0])
+    nf = features.shape[0]
+    if scratch is None:
+        found, kind, res, ints = _outputs(nf)
+        d_rows = 0
+        d_bins, d_counts, d_n = np.empty(0, dtype=np.int64), work[:0], np.empty(0, np.int64)
+    else:
+        d_bins, d_counts, d_n, found, kind, res, ints = scratch
+        found, kind, res, ints = found[:nf], kind[:nf], res[:nf], ints[:nf]
+        d_rows = d_bins.shape[0]
     m = idx.shape[0]
     for i in range(features.shape[0]):
         f = features[i]
@@ -859,7 +874,11 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
         h0, h1 = hist_offsets[f], hist_offsets[f + 1]
         known_n = np.int64(-1)  # (the known samples when their totals are in work already)
         if hist.shape[0] > 0 and h1 > h0:
-            bins, counts, n = compact_histogram(hist[h0:h1], hist_n[h0:h1])
+            if h1 - h0 <= d_rows:
+                nb = compact_histogram_into(hist[h0:h1], hist_n[h0:h1], d_bins, d_counts, d_n)
+                bins, counts, n = d_bins[:nb], d_counts[:nb], d_n[:nb]
+            else:
+                bins, counts, n = compact_histogram(hist[h0:h1], hist_n[h0:h1])
         elif presorted is not None and presorted[1][f] >= 0:
             srt, slot_of, start, h_bins, h_counts, h_n = presorted
             order = srt[slot_of[f], start:start + m]
@@ -876,6 +895,11 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
             else:
                 bins, counts, n = sorted_histogram(codes[:, f], order, idx, wi, y, y2,
                                                    n_stats, criterion)
+        elif n_bins[f] + 1 <= d_rows and n_bins[f] + 1 <= 4 * m + 256:
+            # (feature_histogram's dense pass, in the scratch)
+            nb = dense_histogram_into(codes[:, f], idx, wi, y, y2, n_bins[f] + 1, criterion,
+                                      d_bins, d_counts, d_n)
+            bins, counts, n = d_bins[:nb], d_counts[:nb], d_n[:nb]
         else:
             bins, counts, n = feature_histogram(codes[:, f], idx, wi, y, y2, n_bins[f] + 1,
                                                 n_stats, criterion)

@@ -72,6 +72,9 @@ PRESORT_MIN_BINS = 64
 # faster than the scratch by more than making them costs (benchmarks/results/
 # design_choices.md).
 SCRATCH_MAX_SAMPLES = 256
+# A feature of at most this many bins (its missing bin included) takes its histogram at a
+# node in the subtree's scratch, not in arrays of its own.
+DENSE_SCRATCH_BINS = 1024
 
 
 @kernel
@@ -186,6 +189,15 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
     # features (read before the next node is taken) and the category map of a split that
     # is not a subset split (read only).
     feature_buf = np.empty(p, dtype=np.int64)
+    # The split search's (search_at's scratch): a histogram of up to DENSE_SCRATCH_BINS
+    # bins, cleared or copied into at each (node, feature), and the search's outputs.
+    d_rows = np.int64(0)
+    for f in range(p):
+        if n_bins[f] + 1 <= DENSE_SCRATCH_BINS:
+            d_rows = max(d_rows, n_bins[f] + 1)
+    scratch = (np.empty(d_rows, dtype=np.int64), np.empty((d_rows, n_stats)),
+               np.empty(d_rows, dtype=np.int64), np.empty(p, dtype=np.bool_),
+               np.empty(p, dtype=np.int8), np.empty((p, 5)), np.empty((p, 2), dtype=np.int64))
     no_cat_map = np.zeros(1, dtype=np.int64)
     n_refused = 0
     slot_start = np.empty(n_roots + 1, dtype=np.int64)
@@ -287,7 +299,7 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         binned, is_cat, features, idx, wi, y, y2, n_stats, criterion,
                         cat_mode, missing_mode, min_samples_leaf, min_weight_leaf, None,
                         min_objects, hist, hist_n, hist_offsets, None, presorted, work,
-                        absolute)
+                        absolute, scratch)
                 else:
                     features, uniforms = node_draws(features, draws.max_features,
                                                     draws.random_splitter, key)
@@ -295,7 +307,7 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         binned, is_cat, features, idx, wi, y, y2, n_stats, criterion,
                         cat_mode, missing_mode, min_samples_leaf, min_weight_leaf, uniforms,
                         min_objects, hist, hist_n, hist_offsets, None, presorted, work,
-                        absolute)
+                        absolute, scratch)
                 # (The packed columns read in place: no copy of each per node.)
                 best = choose_split(found, res[:, RES_DECREASE], res[:, RES_INFO], gain_ratio)
                 if best < 0:
