@@ -121,3 +121,49 @@ def test_surrogates_from_a_node_s_presorted_orders_are_those_of_its_histograms(n
         assert a.dtype == b.dtype
         np.testing.assert_array_equal(a, b)
     assert (plain[0][1:] > 0).all()  # (candidates found)
+
+
+@pytest.mark.parametrize("jit", ["compile", "interpret"])
+@pytest.mark.parametrize("n_values", [5, 1000])
+def test_surrogates_searched_in_a_reused_scratch_are_those_of_fresh_arrays(n_values, jit):
+    """The subtree kernel hands every node's surrogate search the same scratch: the
+    candidates must be those of fresh arrays, whatever the previous node left in it (the
+    primary's row too, which the search skips)."""
+    from quercus import config_context
+    from quercus._binning import bin_features
+    from quercus._kernels.histograms import sorted_positions
+    from quercus._kernels.schema import Binned
+    from quercus._kernels.surrogates import all_surrogates
+    rng = np.random.default_rng(3)
+    n, p = 40, 5
+    X = rng.integers(0, n_values, size=(n, p)).astype(float)
+    X[rng.random((n, p)) < 0.15] = np.nan
+    bins = bin_features(X, np.zeros(p, dtype=bool), [None] * p, None)
+    binned = Binned(bins.codes, bins.n_bins, bins.lo, bins.hi, bins.offsets)
+    rows = max(n, int(bins.n_bins.max()) + 1)
+    scratch = (np.full(rows, 99, np.int64), np.full((rows, 2), np.nan),
+               np.full(rows, 99, np.int64), np.full(p, 5.0), np.full(p, 5.0),
+               np.full(p, 9, np.int8), np.full(p, 99, np.int64), np.full(p, 5.0),
+               np.full(p, 9, np.int8))
+    for primary in (2, 0, 4):  # (one node after another, each with another primary)
+        node = np.sort(rng.choice(n, 30, replace=False)).astype(np.int64)
+        w = rng.uniform(0.5, 2.0, node.size)
+        branch = rng.integers(0, 2, node.size).astype(np.int64)
+        branch[rng.random(node.size) < 0.2] = -1
+        direction = np.zeros(n)
+        direction[node[branch >= 0]] = branch[branch >= 0]
+        known = branch >= 0
+        srt = np.array([sorted_positions(bins.codes[:, f], node) for f in range(p)],
+                       dtype=np.uint16)
+        # (attributes 0 and 1 presorted, the others from a histogram of every bin)
+        slot_of = np.array([0, 1, -1, -1, -1], dtype=np.int64)
+        args = (binned, None, np.arange(p), np.int64(primary), node[known], w[known],
+                direction, (srt, slot_of, np.int64(0), node, w, branch))
+        with config_context(jit=jit):
+            fresh = all_surrogates(*args)
+            reused = all_surrogates(*args, scratch)
+        for a, b in zip(fresh, reused):
+            # (As Python, a narrow integer array is widened for the call: the views are.)
+            assert a.dtype == b.dtype or jit == "interpret"
+            np.testing.assert_array_equal(a, b)
+        assert fresh[0][primary] == -1 and (np.delete(fresh[0], primary) > 0).all()

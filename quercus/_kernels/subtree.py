@@ -164,10 +164,13 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
     direction = np.empty(0)
     # The surrogate search's attributes, made once.
     sur_features = np.arange(p)
+    n_s = np.int64(0)  # the biggest root's samples
     if surrogates is not None:
         max_sur = np.int64(surrogates[0])
         surs = surrogate_table(16)
         direction = np.empty(codes.shape[0])
+        for r in range(root_start.shape[0] - 1):
+            n_s = max(n_s, root_start[r + 1] - root_start[r])
     no_hist = np.zeros((0, n_stats))
     no_hist_n = np.zeros(0, dtype=np.int64)
     work = np.empty((WORK_ROWS, n_stats))
@@ -189,8 +192,9 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
     # features (read before the next node is taken) and the category map of a split that
     # is not a subset split (read only).
     feature_buf = np.empty(p, dtype=np.int64)
-    # The split search's (search_at's scratch): a histogram of up to DENSE_SCRATCH_BINS
-    # bins, cleared or copied into at each (node, feature), and the search's outputs.
+    no_cat_map = np.zeros(1, dtype=np.int64)
+    # search_at's scratch: a histogram of up to DENSE_SCRATCH_BINS bins, cleared or copied
+    # into at each (node, feature), and the search's outputs.
     d_rows = np.int64(0)
     for f in range(p):
         if n_bins[f] + 1 <= DENSE_SCRATCH_BINS:
@@ -198,7 +202,14 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
     scratch = (np.empty(d_rows, dtype=np.int64), np.empty((d_rows, n_stats)),
                np.empty(d_rows, dtype=np.int64), np.empty(p, dtype=np.bool_),
                np.empty(p, dtype=np.int8), np.empty((p, 5)), np.empty((p, 2), dtype=np.int64))
-    no_cat_map = np.zeros(1, dtype=np.int64)
+    # _add_surrogates' scratch: room for a root's samples, and a histogram with a row per
+    # sample or per bin of an attribute that search_at's scratch takes.
+    s_rows = max(n_s, d_rows) if surrogates is not None else np.int64(0)
+    sur_scratch = (np.empty(n_s, dtype=np.int64), np.empty(n_s),
+                   (np.empty(s_rows, dtype=np.int64), np.empty((s_rows, 2)),
+                    np.empty(s_rows, dtype=np.int64), np.empty(p), np.empty(p),
+                    np.empty(p, dtype=np.int8), np.empty(p, dtype=np.int64), np.empty(p),
+                    np.empty(p, dtype=np.int8)))
     n_refused = 0
     slot_start = np.empty(n_roots + 1, dtype=np.int64)
     cat_start = np.empty(n_roots + 1, dtype=np.int64)
@@ -358,7 +369,7 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         n_kept = _add_surrogates(
                             binned, is_cat, sur_features, f, idx, wi, branch, direction,
                             max_sur, surs, n_sur, xv, x_row_stride, x_col_stride, x_rows,
-                            (srt0, slot_of, start))
+                            (srt0, slot_of, start), sur_scratch)
                         if any_missing:
                             follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
                                               surs, n_sur, n_kept, missing_child, xv,
@@ -461,14 +472,15 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
 
 @inner
 def _add_surrogates(binned, is_cat, features, f, idx, wi, branch, direction, max_surrogate,
-                    surs, n_sur, xv, x_row_stride, x_col_stride, x_rows, presorted):
+                    surs, n_sur, xv, x_row_stride, x_col_stride, x_rows, presorted, scratch):
     """The node's surrogate splits of primary attribute ``f`` among ``features`` (every
     attribute of ``binned``; ``is_cat``: which are categorical, None when none is),
     searched on its samples of known ``branch`` and kept by :func:`keep_surrogates` (the
     Python grower searches on threads, then keeps them alike). ``presorted``: (orders,
     slot of each attribute, the node's first column) of the subtree's presorted
-    attributes. They are written into ``surs``
-    from entry ``n_sur`` (room for ``max_surrogate``); returns how many."""
+    attributes. ``scratch``: (room for the node's known samples and their weights, and
+    :func:`all_surrogates`' scratch), reused from node to node. They are written into
+    ``surs`` from entry ``n_sur`` (room for ``max_surrogate``); returns how many."""
     m = idx.shape[0]
     n_known = 0
     for i in range(m):
@@ -476,8 +488,9 @@ def _add_surrogates(binned, is_cat, features, f, idx, wi, branch, direction, max
             n_known += 1
     if n_known == 0:
         return 0
-    sidx = np.empty(n_known, dtype=np.int64)
-    sw = np.empty(n_known)
+    sidx_buf, sw_buf, hist_scratch = scratch
+    sidx = sidx_buf[:n_known]
+    sw = sw_buf[:n_known]
     j = 0
     for i in range(m):
         if branch[i] >= 0:
@@ -487,7 +500,8 @@ def _add_surrogates(binned, is_cat, features, f, idx, wi, branch, direction, max
             j += 1
     srt, slot_of, start = presorted
     agree, majority, kind, where, thr, flip = all_surrogates(
-        binned, is_cat, features, f, sidx, sw, direction, (srt, slot_of, start, idx, wi, branch))
+        binned, is_cat, features, f, sidx, sw, direction, (srt, slot_of, start, idx, wi, branch),
+        hist_scratch)
     return keep_surrogates(binned.codes, binned.n_bins, agree, majority, kind, where, thr,
                            flip, sidx, max_surrogate, surs, n_sur, xv, x_row_stride,
                            x_col_stride, x_rows)

@@ -4,7 +4,7 @@ import numpy as np
 
 from ._jit import inner, kernel
 from .criteria import GINI
-from .histograms import feature_histogram, sorted_histogram_into
+from .histograms import dense_histogram_into, feature_histogram, sorted_histogram_into
 from .schema import CAT_BINARY, NUMERIC
 from .splits import _split_missing, resolve_threshold
 from .thresholds import TIE_EPS, midpoint
@@ -76,7 +76,8 @@ def score_surrogate(bins, counts, n, n_real_bins, is_cat, lo, hi):
 
 
 @kernel
-def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presorted=None):
+def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presorted=None,
+                   scratch=None):
     """:func:`best_surrogate` for every attribute in ``features`` but ``primary``, in one
     call (threads share a node's attributes out in chunks: ``quercus._threads``), on the
     :data:`~quercus._kernels.schema.Binned` record ``binned`` (``is_cat``: which attributes
@@ -89,21 +90,32 @@ def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presor
     samples takes its histogram from its order (the same sums: a bin's samples in the same
     order) instead of clearing one of every bin. None: not compiled.
 
+    ``scratch``: the subtree kernel's arrays for what every search would otherwise
+    allocate, reused from node to node: a histogram's (bins, directions' weights, counts),
+    with a row per sample and per bin of the attributes that take it, and the six outputs
+    (a row per attribute), of which views are returned. None: allocated here.
+
     Returns arrays (agreement, majority, kind, bin_or_category, threshold, flip), entry
     ``i`` for ``features[i]``; the primary's entry has agreement -1.
     """
     codes, n_bins, bin_lo, bin_hi, bin_offsets = binned
     nf = features.shape[0]
-    agree, majority, kind, where = (np.full(nf, -1.0), np.zeros(nf), np.zeros(nf, np.int8),
-                                    np.full(nf, -1, dtype=np.int64))
-    thr, flip = np.zeros(nf), np.zeros(nf, dtype=np.int8)
     m = idx.shape[0]
-    s_bins = np.empty(m if presorted is not None else 0, dtype=np.int64)
-    s_counts = np.empty((s_bins.shape[0], 2))
-    s_n = np.empty(s_bins.shape[0], dtype=np.int64)
+    if scratch is None:
+        agree, majority, kind, where = (np.full(nf, -1.0), np.zeros(nf),
+                                        np.zeros(nf, np.int8), np.full(nf, -1, dtype=np.int64))
+        thr, flip = np.zeros(nf), np.zeros(nf, dtype=np.int8)
+        s_bins = np.empty(m if presorted is not None else 0, dtype=np.int64)
+        s_counts = np.empty((s_bins.shape[0], 2))
+        s_n = np.empty(s_bins.shape[0], dtype=np.int64)
+    else:
+        s_bins, s_counts, s_n, agree, majority, kind, where, thr, flip = scratch
+        agree, majority, kind, where = agree[:nf], majority[:nf], kind[:nf], where[:nf]
+        thr, flip = thr[:nf], flip[:nf]
     for i in range(nf):
         g = features[i]
         if g == primary:
+            agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = -1.0, 0.0, 0, -1, 0.0, 0
             continue
         cat = np.bool_(False)
         if is_cat is not None:
@@ -120,6 +132,13 @@ def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presor
                                        srt[slot_of[g], start:start + node_idx.shape[0]],
                                        node_idx, node_w, direction, direction,
                                        np.int64(GINI), s_bins, s_counts, s_n, branch)
+            agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = score_surrogate(
+                s_bins[:nb], s_counts[:nb], s_n[:nb], n_bins[g], cat, lo, hi)
+        elif (scratch is not None and n_bins[g] + 1 <= s_bins.shape[0]
+              and n_bins[g] + 1 <= 4 * m + 256):
+            # (best_surrogate's dense histogram, in the scratch)
+            nb = dense_histogram_into(codes[:, g], idx, wi, direction, direction,
+                                      n_bins[g] + 1, np.int64(GINI), s_bins, s_counts, s_n)
             agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = score_surrogate(
                 s_bins[:nb], s_counts[:nb], s_n[:nb], n_bins[g], cat, lo, hi)
         else:
