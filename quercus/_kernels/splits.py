@@ -831,7 +831,7 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
     nf = features.shape[0]
     if scratch is None:
         found, kind, res, ints = _outputs(nf)
-        d_rows = 0
+        d_rows = 0  # (no histogram in scratch; the empty arrays have the scratch's types)
         d_bins, d_counts, d_n = np.empty(0, dtype=np.int64), work[:0], np.empty(0, np.int64)
     else:
         d_bins, d_counts, d_n, found, kind, res, ints = scratch
