@@ -20,6 +20,22 @@ def _accumulate(hist, row, y, y2, w, criterion):
         hist[row, np.int64(y)] += w
 
 
+@kernel(inline="always")
+def dense_pass(n_bins, m):
+    """Whether a node of ``m`` samples takes a feature's histogram of ``n_bins`` bins (its
+    missing bin included) by the dense pass rather than by sorting its samples: clearing
+    and compacting cost O(n_bins), a sort O(m log m). Every place that chooses between
+    the two (a node's own histogram, the subtree kernel's scratch and presorting, the
+    surrogate search, the streamed scan) asks this, so they choose alike.
+
+    Examples
+    --------
+    >>> bool(dense_pass(296, 10)), bool(dense_pass(297, 10))
+    (True, False)
+    """
+    return n_bins <= 4 * m + 256
+
+
 @kernel
 def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
     """Compact histogram of one feature over the samples ``idx``.
@@ -42,9 +58,7 @@ def feature_histogram(codes_f, idx, wi, y, y2, n_bins, n_stats, criterion):
     counts : float64 array (b, n_stats), the stats of each bin
     n : int64 array (b,), number of samples per bin
     """
-    m = idx.shape[0]
-    # A dense pass costs O(n_bins) to clear and compact; a sort costs O(m log m).
-    if n_bins <= 4 * m + 256:
+    if dense_pass(n_bins, idx.shape[0]):
         bins = np.empty(n_bins, dtype=np.int64)
         dense = np.empty((n_bins, n_stats))
         dense_n = np.empty(n_bins, dtype=np.int64)

@@ -31,7 +31,7 @@ from .absolute import ae_search_feature
 from .thresholds import (TIE_EPS, at_least, boundary_threshold, draw_boundary,  # noqa: F401
                          lower, midpoint)  # (TIE_EPS, at_least, lower: re-exported)
 from .histograms import (compact_histogram, compact_histogram_into, dense_histogram_into,
-                         feature_histogram, known_and_missing_totals,
+                         dense_pass, feature_histogram, known_and_missing_totals,
                          slice_histogram, slice_positions, sorted_histogram,
                          sorted_histogram_into)
 
@@ -861,7 +861,7 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
             if is_cat is not None:
                 numeric = not is_cat[f]
             if (stream_bins > 0 and numeric and nbf + 1 > stream_bins
-                    and nbf + 1 <= 4 * m + 256 and hist_offsets[f + 1] == hist_offsets[f]
+                    and dense_pass(nbf + 1, m) and hist_offsets[f + 1] == hist_offsets[f]
                     and mass_scan(criterion) and u < 0.0):
                 r = stream_numeric(codes[:, f], idx, wi, y, y2, nbf,
                                    bin_lo[bin_offsets[f]:bin_offsets[f + 1]],
@@ -895,7 +895,7 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
             else:
                 bins, counts, n = sorted_histogram(codes[:, f], order, idx, wi, y, y2,
                                                    n_stats, criterion)
-        elif n_bins[f] + 1 <= d_rows and n_bins[f] + 1 <= 4 * m + 256:
+        elif n_bins[f] + 1 <= d_rows and dense_pass(n_bins[f] + 1, m):
             # (feature_histogram's dense pass, in the scratch)
             nb = dense_histogram_into(codes[:, f], idx, wi, y, y2, n_bins[f] + 1, criterion,
                                       d_bins, d_counts, d_n)

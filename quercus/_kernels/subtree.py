@@ -26,7 +26,7 @@ from .builder import (as_parent, first_surrogates, init_nodes, leaf_nodes, surro
                       unsplit, with_room, with_surrogate_room, write_stats)
 from .criteria import GINI, SQUARED_ERROR
 from .draws import child_key, node_draws
-from .histograms import build_histograms, sorted_positions, subtract_histograms
+from .histograms import build_histograms, dense_pass, sorted_positions, subtract_histograms
 from .node import branches, collapses, histogram_plan, settle, settle_value, subset_map
 from .prepruning import validation_test
 from .selection import choose_split
@@ -232,10 +232,10 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
         # instead, as without presorting.
         if can_presort and m0 <= PRESORT_MAX_ROWS:
             for f in range(p):
-                # As feature_histogram chooses: these would be sorted at every node.
+                # (dense_pass false: these would be sorted at every node)
                 if (is_cat is None or not is_cat[f]) and (
                         (m0 <= PRESORT_ALL_ROWS and n_bins[f] + 1 > PRESORT_MIN_BINS)
-                        or n_bins[f] + 1 > 4 * m0 + 256):
+                        or not dense_pass(n_bins[f] + 1, m0)):
                     slot_of[f] = n_ps
                     n_ps += 1
         srt0 = np.empty((n_ps, m0), dtype=np.uint16)

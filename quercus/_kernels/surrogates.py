@@ -4,7 +4,8 @@ import numpy as np
 
 from ._jit import inner, kernel
 from .criteria import GINI
-from .histograms import dense_histogram_into, feature_histogram, sorted_histogram_into
+from .histograms import (dense_histogram_into, dense_pass, feature_histogram,
+                         sorted_histogram_into)
 from .schema import CAT_BINARY, NUMERIC
 from .splits import _split_missing, resolve_threshold
 from .thresholds import TIE_EPS, midpoint
@@ -135,7 +136,7 @@ def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presor
             agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = score_surrogate(
                 s_bins[:nb], s_counts[:nb], s_n[:nb], n_bins[g], cat, lo, hi)
         elif (scratch is not None and n_bins[g] + 1 <= s_bins.shape[0]
-              and n_bins[g] + 1 <= 4 * m + 256):
+              and dense_pass(n_bins[g] + 1, m)):
             # (best_surrogate's dense histogram, in the scratch)
             nb = dense_histogram_into(codes[:, g], idx, wi, direction, direction,
                                       n_bins[g] + 1, np.int64(GINI), s_bins, s_counts, s_n)
