@@ -10,19 +10,21 @@ rpart's ``xval = 10``, from 14 to 5,000 rows, with and without missing values.
 quercus: ``CARTClassifier(pruning="cost_complexity")`` / ``CARTRegressor(pruning=
 "cost_complexity")``, every other parameter its default (``cv=10`` folds, ``cv_rule="1se"``,
 ``ccp_loss="impurity"``, ``cp=0.01``, ``max_bins=255``, ``max_surrogate=5``,
-``min_samples_split=2``, ``random_state=None``, ``n_jobs=None``). Timed as the ``fit``
-call in a warm process: one untimed fit first (the numba kernels compiled or loaded, with
+``min_samples_split=2``, ``random_state=None``, ``n_jobs=None``). Timed in a warm process
+as rpart is timed below: one untimed fit first (the numba kernels compiled or loaded, with
 ``config_context(jit="compile")``: left to itself a process runs a tiny fit's kernels as
-Python for its first few fits), then
-the median (and range) of ``--reps`` fits. Separately, the first ``fit`` of a fresh
-interpreter with the kernel cache already filled (data read and quercus imported before
-the clock starts).
+Python for its first few fits), then the median (and range) of ``--reps`` timings of a loop
+of fits lasting at least ``--min-seconds``, per fit. The table also shows the median of
+``--reps`` single fits timed alone, taken before the loops (how quercus alone was timed
+until stop 65: its first fits after another case's run slower than the loops' average).
+Separately, the first ``fit`` of a fresh interpreter with the kernel cache already filled
+(data read and quercus imported before the clock starts).
 
 rpart: ``rpart(y ~ ., data, method = "class" | "anova", control = rpart.control(xval = 10))``
 with every other setting its default (``cp = 0.01``, ``minsplit = 20``, ``minbucket = 7``,
 ``maxsurrogate = 5``, ``usesurrogate = 2``, ``maxcompete = 4``), timed inside one R process
 (``benchmarks/rpart_xval_time.R``; R's start-up excluded) with ``system.time`` over a loop
-of enough fits to last ``--r-min-seconds``, per fit, median and range of ``--reps`` such
+of enough fits to last ``--min-seconds``, per fit, median and range of ``--reps`` such
 timings, after one untimed fit.
 
 With ``--rounds K`` the two sides take turns K times (quercus's cases, then rpart's
@@ -43,6 +45,7 @@ mlbench its data sets are skipped.
 import argparse
 import datetime
 import json
+import math
 import re
 import statistics
 import subprocess
@@ -165,9 +168,13 @@ def estimator(case):
 
 
 # ------------------------------------------------------------------------------ timing
-def time_quercus(case, reps, slow_reps=3):
-    """Seconds of ``reps`` fits after an untimed one (``slow_reps`` when that took over a
-    second), and the chosen tree's leaves."""
+def time_quercus(case, reps, min_seconds, slow_reps=3):
+    """quercus's timings of ``case``, as rpart's script times rpart: after one untimed fit,
+    ``reps`` timings of a loop of enough fits to last ``min_seconds``, each divided by its
+    number of fits (``slow_reps`` timings of one fit when a fit takes over a second).
+    Before the loops, ``reps`` single fits, each timed alone (what the table showed before
+    both sides were timed alike). Returns (seconds per fit of each loop, seconds of each
+    single fit, the chosen tree's leaves)."""
     import quercus
     X, y = read_case(case)
     t0 = time.perf_counter()
@@ -178,12 +185,20 @@ def time_quercus(case, reps, slow_reps=3):
         est = estimator(case).fit(X, y)
     if time.perf_counter() - t0 > 1.0:
         reps = min(reps, slow_reps)
-    times = []
+    single = []
     for _ in range(reps):
         t0 = time.perf_counter()
         est = estimator(case).fit(X, y)
-        times.append(time.perf_counter() - t0)
-    return times, int(est.get_n_leaves())
+        single.append(time.perf_counter() - t0)
+    # (rpart's script sizes its loop by one timed fit; the single fits' median here.)
+    inner = max(1, math.ceil(min_seconds / max(statistics.median(single), 1e-4)))
+    loops = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            est = estimator(case).fit(X, y)
+        loops.append((time.perf_counter() - t0) / inner)
+    return loops, single, int(est.get_n_leaves())
 
 
 FIRST_FIT = """
@@ -234,10 +249,11 @@ def main(argv=None):
     from benchmarks.pruning_peers import markdown_table
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=9,
-                        help="timed fits (quercus; 3 when a fit takes over 1 s) / timed loops "
-                             "(rpart); median (default 9)")
-    parser.add_argument("--r-min-seconds", type=float, default=0.2,
-                        help="shortest rpart timing loop (default 0.2 s)")
+                        help="timed loops of fits, each side (3 of one fit when a quercus fit "
+                             "takes over 1 s); median (default 9)")
+    parser.add_argument("--min-seconds", "--r-min-seconds", dest="min_seconds", type=float,
+                        default=0.2, help="shortest timing loop, quercus's and rpart's "
+                                          "(default 0.2 s)")
     parser.add_argument("--quick", action="store_true", help="--reps 3, no fresh processes")
     parser.add_argument("--no-first-fit", action="store_true",
                         help="skip the first fit in a fresh interpreter")
@@ -279,13 +295,13 @@ def main(argv=None):
     for rnd in range(args.rounds):
         q = {}
         for i, c in enumerate(all_cases):
-            times, leaves = time_quercus(c, args.reps)
-            q[i] = (times, leaves)
+            times, single, leaves = time_quercus(c, args.reps, args.min_seconds)
+            q[i] = (times, leaves, single)
             print(f"quercus {c['name']} ({c['missing']}): median "
                   f"{statistics.median(times):.4f} s" + (f" (round {rnd + 1})"
                                                          if args.rounds > 1 else ""))
         q_rounds.append(q)
-        r_rounds.append(time_rpart(all_cases, args.reps, args.r_min_seconds)
+        r_rounds.append(time_rpart(all_cases, args.reps, args.min_seconds)
                         if has_rpart else {})
     first = {}
     if not args.no_first_fit:
@@ -294,7 +310,8 @@ def main(argv=None):
             print(f"quercus first fit {c['name']} ({c['missing']}): {first[i]:.3f} s")
 
     header = ["data set", "rows x cols", "missing", "task", "quercus s (median [range])",
-              "quercus first fit, fresh process s", "rpart s (median [range])",
+              "quercus single fits s (median)", "quercus first fit, fresh process s",
+              "rpart s (median [range])",
               "quercus / rpart", "leaves quercus / rpart"]
     rows = []
     ratios = []
@@ -306,6 +323,7 @@ def main(argv=None):
         leaves = q_rounds[-1][i][1]
         med = statistics.median(meds)
         qs = f"{_fmt(med)} [{_fmt(min(every))}-{_fmt(max(every))}]"
+        ss = _fmt(statistics.median(statistics.median(q[i][2]) for q in q_rounds))
         fs = _fmt(first[i]) if i in first else "-"
         if all(i in r for r in r_rounds):
             rows_r = [r[i] for r in r_rounds]
@@ -325,7 +343,7 @@ def main(argv=None):
         miss = c["missing"] + (f" ({100 * c['missing_share']:.1f}% cells)"
                                if c["missing"] != "no" else "")
         task = "classification" if c["task"] == "class" else "regression"
-        rows.append([c["name"], f"{n} x {p}", miss, task, qs, fs, rs, ratio_s, lv])
+        rows.append([c["name"], f"{n} x {p}", miss, task, qs, ss, fs, rs, ratio_s, lv])
     table = markdown_table(header, rows)
     print("\n" + table)
     summary = ""
@@ -341,18 +359,23 @@ def main(argv=None):
             f"{datetime.date.today().isoformat()} (issue 31). Do not edit by hand.", "",
             f"Machine: {machine_description(r_version, rpart_version)}.", "",
             f"- quercus: `CARTClassifier` / `CARTRegressor` with {QUERCUS_PARAMS}; "
-            f"median and range of {args.reps} `fit` calls (3 when a fit takes over a "
-            "second) in a warm process after one untimed fit (its kernels loaded: `config_context(jit=\"compile\")`). First fit: one `fit` in a fresh interpreter, kernel cache filled, "
-            "data read and quercus imported before the clock starts.",
+            f"per fit, median and range of {args.reps} loops of fits lasting at least "
+            f"{args.min_seconds} s (as rpart's below; 3 single fits when a fit takes over a "
+            "second) in a warm process after one untimed fit (its kernels loaded: "
+            "`config_context(jit=\"compile\")`). Single fits: the median of "
+            f"{args.reps} fits each timed alone, before the loops (how quercus alone was "
+            "timed until stop 65). First fit: one `fit` in a fresh interpreter, kernel cache "
+            "filled, data read and quercus imported before the clock starts.",
             f"- rpart: `{RPART_CALL}` (method `class` or `anova`), all else rpart's "
             "defaults (cp = 0.01, minsplit = 20, minbucket = 7, maxsurrogate = 5, "
             f"usesurrogate = 2, maxcompete = 4); per fit, median and range of {args.reps} "
-            f"`system.time` loops of at least {args.r_min_seconds} s in one R process after "
+            f"`system.time` loops of at least {args.min_seconds} s in one R process after "
             "one untimed fit.",
             *([f"- {args.rounds} rounds, the two sides in turn (quercus's cases in one "
                "process, then rpart's in one R process, and again): a timing is the median "
-               "of the rounds' medians with the range of every timing, and a ratio the "
-               "median of the rounds' ratios, their range in parentheses."]
+               "of the rounds' medians with the range of every timing, and a ratio (of the "
+               "loops' per-fit times) the median of the rounds' ratios, their range in "
+               "parentheses."]
               if args.rounds > 1 else []),
             *([f"- Only the cases matching `--only {args.only}`."] if args.only else []),
             "- Both sides read the same CSV; missing: `real` = the data's own missing "
