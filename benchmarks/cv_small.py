@@ -16,7 +16,7 @@ as rpart is timed below: one untimed fit first (the numba kernels compiled or lo
 Python for its first few fits), then the median (and range) of ``--reps`` timings of a loop
 of fits lasting at least ``--min-seconds``, per fit. The table also shows the median of
 ``--reps`` single fits timed alone, taken before the loops (how quercus alone was timed
-until stop 65: its first fits after another case's run slower than the loops' average).
+until stop 65, while rpart was timed over loops).
 Separately, the first ``fit`` of a fresh interpreter with the kernel cache already filled
 (data read and quercus imported before the clock starts).
 
