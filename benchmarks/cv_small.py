@@ -27,9 +27,10 @@ with every other setting its default (``cp = 0.01``, ``minsplit = 20``, ``minbuc
 of enough fits to last ``--min-seconds``, per fit, median and range of ``--reps`` such
 timings, after one untimed fit.
 
-With ``--rounds K`` the two sides take turns K times (quercus's cases, then rpart's
-process, then quercus again...), and a case's ratio is the median of its K rounds' ratios:
-on a shared machine a slow spell then lands on both sides of a ratio rather than on one.
+With ``--rounds K`` the two sides take turns K times (quercus's cases in a fresh Python
+process, then rpart's in a fresh R process, then quercus again...), and a case's ratio is
+the median of its K rounds' ratios: on a shared machine a slow spell, or a slow process,
+then lands on both sides of a ratio rather than on one.
 
 Both sides read the same CSV (``benchmarks/data-cache/cv_small/``; the target in ``y``,
 factors as text, missing values as empty cells): every bundled data set
@@ -201,6 +202,36 @@ def time_quercus(case, reps, min_seconds, slow_reps=3):
     return loops, single, int(est.get_n_leaves())
 
 
+ROUND = """
+import json, sys
+from benchmarks.cv_small import time_quercus
+args = json.loads(sys.stdin.read())
+for case in args["cases"]:
+    loops, single, leaves = time_quercus(case, args["reps"], args["min_seconds"])
+    print(json.dumps({"loops": loops, "single": single, "leaves": leaves}), flush=True)
+"""
+
+
+def time_quercus_round(cases_, reps, min_seconds, report=print):
+    """:func:`time_quercus` of every case of ``cases_``, in one fresh Python process (as
+    each round of rpart's runs in a fresh R process): a process's speed on this VM can
+    differ from the next one's for its whole life. ``report(i, loops)`` as each case ends.
+    Returns {case index: (loops, leaves, single fits)}."""
+    proc = subprocess.Popen([sys.executable, "-c", ROUND], cwd=REPO, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    proc.stdin.write(json.dumps({"cases": cases_, "reps": reps, "min_seconds": min_seconds}))
+    proc.stdin.close()
+    out = {}
+    for i, line in enumerate(proc.stdout):
+        r = json.loads(line)
+        out[i] = (r["loops"], r["leaves"], r["single"])
+        report(i, r["loops"])
+    if proc.wait() != 0 or len(out) != len(cases_):
+        raise RuntimeError(f"quercus's timing process failed (exit {proc.returncode}) "
+                           f"after {len(out)} of {len(cases_)} cases")
+    return out
+
+
 FIRST_FIT = """
 import json, sys, time
 from benchmarks.cv_small import estimator, read_case
@@ -293,14 +324,12 @@ def main(argv=None):
     # Per round: quercus's (times, leaves) and rpart's row of every case.
     q_rounds, r_rounds = [], []
     for rnd in range(args.rounds):
-        q = {}
-        for i, c in enumerate(all_cases):
-            times, single, leaves = time_quercus(c, args.reps, args.min_seconds)
-            q[i] = (times, leaves, single)
+        def report(i, times, rnd=rnd):
+            c = all_cases[i]
             print(f"quercus {c['name']} ({c['missing']}): median "
                   f"{statistics.median(times):.4f} s" + (f" (round {rnd + 1})"
                                                          if args.rounds > 1 else ""))
-        q_rounds.append(q)
+        q_rounds.append(time_quercus_round(all_cases, args.reps, args.min_seconds, report))
         r_rounds.append(time_rpart(all_cases, args.reps, args.min_seconds)
                         if has_rpart else {})
     first = {}
@@ -372,7 +401,8 @@ def main(argv=None):
             f"`system.time` loops of at least {args.min_seconds} s in one R process after "
             "one untimed fit.",
             *([f"- {args.rounds} rounds, the two sides in turn (quercus's cases in one "
-               "process, then rpart's in one R process, and again): a timing is the median "
+               "fresh Python process, then rpart's in a fresh R process, and again): a "
+               "timing is the median "
                "of the rounds' medians with the range of every timing, and a ratio (of the "
                "loops' per-fit times) the median of the rounds' ratios, their range in "
                "parentheses."]
