@@ -830,7 +830,7 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
     codes, n_bins, bin_lo, bin_hi, bin_offsets = binned
     nf = features.shape[0]
     if scratch is None:
-        found, kind, res, ints = _outputs(nf)
+        found, kind, res, ints = search_outputs(nf)
         d_rows = 0  # (no histogram in scratch; the empty arrays have the scratch's types)
         d_bins, d_counts, d_n = np.empty(0, dtype=np.int64), work[:0], np.empty(0, np.int64)
     else:
@@ -932,15 +932,16 @@ def search_features(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion
                      absolute)
 
 
-# Columns of a search's packed outputs (see :func:`_outputs`): the floats in ``res``, the
+# Columns of a search's packed outputs (see :func:`search_outputs`): the floats in ``res``, the
 # integers in ``ints``. One layout for the compiled and the Python unpacking.
 RES_CHILD, RES_DECREASE, RES_INFO, RES_THRESHOLD, RES_RHO = 0, 1, 2, 3, 4
 INT_BIN, INT_MISS_DIR = 0, 1
 
 
 @inner
-def _outputs(nf):
-    """(found, kind, res, ints) for ``nf`` features, a row per feature."""
+def search_outputs(nf):
+    """(found, kind, res, ints) for ``nf`` features, a row per feature: what
+    :func:`search_at` returns, and the layout of its ``scratch``'s outputs."""
     return (np.zeros(nf, dtype=np.bool_), np.zeros(nf, dtype=np.int8), np.zeros((nf, 5)),
             np.full((nf, 2), -1, dtype=np.int64))
 

@@ -33,9 +33,10 @@ from .selection import choose_split
 from .split_step import apply_split
 from .splits import (INT_BIN, INT_MISS_DIR, RES_DECREASE, RES_INFO, RES_RHO,
                      RES_THRESHOLD, TIE_EPS, WORK_ROWS, midpoint_of_rows, resolve_threshold,
-                     search_at)
+                     search_at, search_outputs)
 from .schema import CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, MULTIWAY, NUMERIC
-from .surrogates import all_surrogates, follow_surrogates, keep_surrogates
+from .surrogates import (all_surrogates, follow_surrogates, keep_surrogates,
+                         surrogate_outputs)
 from .tables import grown_vector
 
 
@@ -199,17 +200,17 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
     for f in range(p):
         if n_bins[f] + 1 <= DENSE_SCRATCH_BINS:
             d_rows = max(d_rows, n_bins[f] + 1)
+    found0, kind0, res0, ints0 = search_outputs(p)
     scratch = (np.empty(d_rows, dtype=np.int64), np.empty((d_rows, n_stats)),
-               np.empty(d_rows, dtype=np.int64), np.empty(p, dtype=np.bool_),
-               np.empty(p, dtype=np.int8), np.empty((p, 5)), np.empty((p, 2), dtype=np.int64))
+               np.empty(d_rows, dtype=np.int64), found0, kind0, res0, ints0)
     # _add_surrogates' scratch: room for a root's samples, and a histogram with a row per
     # sample or per bin of an attribute that search_at's scratch takes.
     s_rows = max(n_s, d_rows) if surrogates is not None else np.int64(0)
+    agree0, majority0, kind_s0, where0, thr0, flip0 = surrogate_outputs(p)
     sur_scratch = (np.empty(n_s, dtype=np.int64), np.empty(n_s),
                    (np.empty(s_rows, dtype=np.int64), np.empty((s_rows, 2)),
-                    np.empty(s_rows, dtype=np.int64), np.empty(p), np.empty(p),
-                    np.empty(p, dtype=np.int8), np.empty(p, dtype=np.int64), np.empty(p),
-                    np.empty(p, dtype=np.int8)))
+                    np.empty(s_rows, dtype=np.int64), agree0, majority0, kind_s0, where0,
+                    thr0, flip0))
     n_refused = 0
     slot_start = np.empty(n_roots + 1, dtype=np.int64)
     cat_start = np.empty(n_roots + 1, dtype=np.int64)

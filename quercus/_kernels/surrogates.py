@@ -76,6 +76,15 @@ def score_surrogate(bins, counts, n, n_real_bins, is_cat, lo, hi):
     return best / total, majority, NUMERIC, bins[best_b], thr, best_flip
 
 
+@inner
+def surrogate_outputs(nf):
+    """(agreement, majority, kind, bin_or_category, threshold, flip) for ``nf`` attributes,
+    a row per attribute: what :func:`all_surrogates` returns, and the layout of its
+    ``scratch``'s outputs. Each row starts as the primary's (agreement -1)."""
+    return (np.full(nf, -1.0), np.zeros(nf), np.zeros(nf, np.int8),
+            np.full(nf, -1, dtype=np.int64), np.zeros(nf), np.zeros(nf, dtype=np.int8))
+
+
 @kernel
 def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presorted=None,
                    scratch=None):
@@ -103,9 +112,7 @@ def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presor
     nf = features.shape[0]
     m = idx.shape[0]
     if scratch is None:
-        agree, majority, kind, where = (np.full(nf, -1.0), np.zeros(nf),
-                                        np.zeros(nf, np.int8), np.full(nf, -1, dtype=np.int64))
-        thr, flip = np.zeros(nf), np.zeros(nf, dtype=np.int8)
+        agree, majority, kind, where, thr, flip = surrogate_outputs(nf)
         s_bins = np.empty(m if presorted is not None else 0, dtype=np.int64)
         s_counts = np.empty((s_bins.shape[0], 2))
         s_n = np.empty(s_bins.shape[0], dtype=np.int64)
