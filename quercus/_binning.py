@@ -175,7 +175,8 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
             values[offsets[j]:offsets[j + 1]] = hi_t[n_track[j]:n_track[j + 1]]
             lo_parts[offsets[j]] = lo_t[n_track[j]:n_track[j + 1]]
     lows = bin_lows(values, lo_parts)
-    lazy_made = lazy_features(is_cat, n_bins, offsets).size > 0
+    # (Only a lazy binning leaves a column without its table.)
+    lazy_made = lazy and lazy_features(is_cat, n_bins, offsets).size > 0
     return Bins(codes, n_bins, lows, values, offsets, X_enc if lazy_made else None)
 
 
@@ -220,19 +221,19 @@ def _exact_at_once(X_enc, numeric, max_bins, n_bins, is_cat):
     if np.signbit(Xn[Xn == 0]).any():
         return None
     order = np.argsort(Xn, axis=0)  # NaN last; ties in any order (the same codes)
-    S = np.take_along_axis(Xn, order, axis=0)
+    column = np.arange(numeric.size)  # (indexing: NumPy's *_along_axis cost more here)
+    S = Xn[order, column]
     known = ~np.isnan(S)
     first = np.empty_like(known)  # the first of each distinct known value, in sort order
     first[:1] = known[:1]
     np.logical_and(S[1:] != S[:-1], known[1:], out=first[1:])
     n_distinct = first.sum(axis=0)
-    ranks = np.cumsum(first, axis=0) - 1
-    ranks[~known] = np.broadcast_to(n_distinct, ranks.shape)[~known]  # the missing bin
+    ranks = np.where(known, np.cumsum(first, axis=0) - 1, n_distinct)  # (missing: last bin)
     n_bins[numeric] = n_distinct
     codes = np.empty((n, n_bins.size), dtype=code_dtype(int(n_bins.max(initial=0))),
                      order="F")
     coded = np.empty((n, numeric.size), dtype=codes.dtype)
-    np.put_along_axis(coded, order, ranks, axis=0)
+    coded[order, column] = ranks
     codes[:, numeric] = coded
     sizes = np.where(is_cat, 0, n_bins)
     offsets = np.zeros(n_bins.size + 1, dtype=np.int64)

@@ -136,8 +136,9 @@ def _check_names(est, X, reset):
     >>> est.feature_names_in_.tolist(), est.n_features_in_
     (['a', 'b'], 2)
     """
-    if isinstance(X, pd.DataFrame) and all(type(c) is str for c in X.columns):
-        names = np.asarray(X.columns, dtype=object)
+    names = X.columns.to_numpy(dtype=object) if isinstance(X, pd.DataFrame) else None
+    # (checked on the object array: iterating pandas' string Index is slower)
+    if names is not None and all(type(c) is str for c in names):
         if reset:
             est.feature_names_in_ = names
             est.n_features_in_ = X.shape[1]

@@ -510,13 +510,15 @@ def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X
         # dropped (a zero weight).
         codes = None if target.regression or len(y_enc) != len(w_user) else y_enc
         # (The tree is the fit's own from here: pruned in place, not copied.)
+        # Its weakest links, for the table and the chosen row's pruning alike.
+        links = _pruning.weakest_links_of(target, tree, params.ccp_loss)
         if floor > 0.0:
             # The table starts at the floor's subtree (rpart's tree grown to ``cp``).
             tree, more = prune_at_alpha(target, tree, floor, params.ccp_loss,
-                                        in_place=True)
+                                        path=(links[0], links[1], links[4]), in_place=True)
             report += more
-        # Its weakest links, for the table and the chosen row's pruning alike.
-        links = _pruning.weakest_links_of(target, tree, params.ccp_loss)
+            if more:  # (a tree grown to the floor seldom has a link below it)
+                links = _pruning.weakest_links_of(target, tree, params.ccp_loss)
         cp_table = cross_validated_table(params, schema, target, tree, X_all, y, w_user,
                                          w_all, fold_bins, codes, floor, links)
         row = choose_row(cp_table, params.cv_rule)

@@ -25,6 +25,9 @@ _NUMERIC_KINDS = {"integer", "floating", "mixed-integer-float", "decimal"}
 # ID_LIKE_MIN_ROWS) known rows looks like an id: information gain favours it (the book's 编号).
 ID_LIKE_SHARE = 0.9
 ID_LIKE_MIN_ROWS = 10
+# Up to this many labels of a NumPy string, boolean or integer type are coded by sorting
+# them (:func:`encode_target`); longer columns are hashed first.
+SORT_LABELS_MAX_ROWS = 10_000
 
 
 class DataWarning(UserWarning):
@@ -759,6 +762,12 @@ def encode_target(y, n_samples, priority=True):
         i = int(np.flatnonzero(~np.isfinite(y))[0])
         raise ValueError(f"Input y contains infinity ({float(y[i])!r}) at row {i}; class "
                          f"labels must be finite.")
+    if y.dtype.kind in "Ubiu" and y.shape[0] <= SORT_LABELS_MAX_ROWS:
+        # Fixed-width strings, booleans and integers are classes as they are, and a short
+        # column of them is sorted faster than pandas hashes it: the same classes, sorted.
+        classes, codes = np.unique(y, return_inverse=True)
+        codes = codes.reshape(-1).astype(np.int32)
+        return classes, codes, class_priority(codes, len(classes)) if priority else None
     # Hash the labels once (pandas), then check and sort only the distinct ones: sorting
     # a column of strings was most of a small fit.
     first_codes, uniques = pd.factorize(y)

@@ -9,6 +9,7 @@ the rows routed through it and its :class:`~quercus._target.Target`, never an es
 """
 
 import functools
+import math
 import numbers
 
 import numba
@@ -515,19 +516,18 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
 
     Returns the table's columns: a dict of arrays (a DataFrame takes it as it is).
     """
-    import pandas as pd
-    from sklearn.model_selection import check_cv
-
     alphas, risks, n_int, n_leaves, _ = (weakest_links_of(target, tree, loss)
                                          if links is None else links)
     risk_root = node_risk(target, tree, loss)[0]
-    upper = np.append(alphas[1:], np.inf)
-    with np.errstate(invalid="ignore"):  # 0 * inf when the tree is its root alone
-        eval_alpha = np.sqrt(alphas * upper)
+    # Each subtree's interval [alpha_i, alpha_i+1) at its geometric mean; the last is
+    # open (its mean inf, or NaN for a zero alpha, as Python's floats give it).
+    eval_alpha = np.empty(alphas.size)
+    np.sqrt(alphas[:-1] * alphas[1:], out=eval_alpha[:-1])
+    eval_alpha[-1] = math.sqrt(float(alphas[-1]) * math.inf)
     if alpha_floor > 0.0:
         alphas = alphas.copy()  # (the caller's links stay as they are)
         alphas[0] = alpha_floor
-        eval_alpha[0] = np.sqrt(alpha_floor * upper[0]) if alphas.size > 1 else np.inf
+        eval_alpha[0] = np.sqrt(alpha_floor * alphas[1]) if alphas.size > 1 else np.inf
     else:
         eval_alpha[0] = 0.0 if alphas.size > 1 else np.inf
     y_arr = np.asarray(y)
@@ -535,11 +535,13 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     if target.regression:
         y_codes = None
     elif y_codes is None:
+        import pandas as pd
         y_codes = pd.Index(target.classes).get_indexer(y_arr)
     splits = None
     if isinstance(cv, numbers.Integral):
         splits = default_splits(cv, len(y_arr), y_codes, random_state)
     else:
+        from sklearn.model_selection import check_cv
         splitter = check_cv(cv, y_arr, classifier=not target.regression)
     # Per subtree, the held-out errors' count, mean and sum of squared deviations, merged
     # fold by fold (Chan et al.'s update): no (subtrees x rows) matrix.
