@@ -394,7 +394,7 @@ def _schema_columns(X, categorical_features):
         names, cols = _columns(X)
         return names, cols, _resolve_categorical(categorical_features, names, cols,
                                                  False), False
-    names = [str(c) for c in X.columns]
+    names = [str(c) for c in X.columns.to_numpy(dtype=object)]
     # The first column's dtype says whether the frame may be all float64.
     cols = frame_columns(X, stop=1) if categorical_features is None and names else []
     mask = _frame_mask(X, categorical_features, names, cols[0].dtype if cols else None)
@@ -609,12 +609,27 @@ def _row_blocks(arr):
     return (slice(s, s + step) for s in range(0, arr.shape[0], step))
 
 
+def frame_dtypes(X):
+    """The dtypes of DataFrame ``X``'s columns, in order: pandas' own list of them where
+    it has one (``DataFrame.dtypes`` builds a Series, a noticeable part of a small fit's
+    checks), else ``X.dtypes``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> [str(d) for d in frame_dtypes(pd.DataFrame({"a": [1.5], "b": [2]}))]
+    ['float64', 'int64']
+    """
+    get = getattr(getattr(X, "_mgr", None), "get_dtypes", None)
+    return get() if get is not None else X.dtypes
+
+
 def is_float_matrix(X):
     """Whether X already is a float64 matrix (a float64 ndarray, or a DataFrame of float64
     columns), which the fit and prediction read without encoding a copy."""
     if isinstance(X, np.ndarray):
         return X.dtype == np.float64 and X.ndim == 2
-    return isinstance(X, pd.DataFrame) and all(dt == np.float64 for dt in X.dtypes)
+    return isinstance(X, pd.DataFrame) and all(dt == np.float64 for dt in frame_dtypes(X))
 
 
 def _float_view(X):
@@ -630,7 +645,7 @@ def _float32_view(X):
     if isinstance(X, np.ndarray):
         return X if X.ndim == 2 and X.dtype == np.float32 else None
     if isinstance(X, pd.DataFrame) and X.shape[1] and all(
-            d == np.float32 for d in X.dtypes):
+            d == np.float32 for d in frame_dtypes(X)):
         return X.to_numpy(dtype=np.float32, copy=False)
     return None
 

@@ -283,7 +283,8 @@ def weakest_links_of(target, tree, loss):
     """
     alphas, risks, n_int, n_leaves, ptr, nodes = weakest_links(
         node_risk(target, tree, loss), tree.kind, tree.first_child, tree.n_children)
-    steps = [nodes[ptr[s]:ptr[s + 1]].tolist() for s in range(alphas.size)]
+    nodes, ptr = nodes.tolist(), ptr.tolist()
+    steps = [nodes[ptr[s]:ptr[s + 1]] for s in range(alphas.size)]
     return alphas, risks, n_int, n_leaves, steps
 
 

@@ -23,6 +23,7 @@ SCHEMA_VERSION = 1
 _FIELDS = {f.name: f.dtype for f in NODE_FIELDS}
 _FLAT = {f.name: f.dtype for f in FLAT_FIELDS}
 _ALL_FIELDS = {**_FIELDS, **_FLAT}
+_ALL_DTYPES = {name: np.dtype(dt) for name, dt in _ALL_FIELDS.items()}
 MAX_TREE_NODES = np.iinfo(np.int32).max
 # A tree expected to take this many bytes grows in memory maps (TreeBuilder.expect).
 MAP_MIN_BYTES = 32 << 20
@@ -41,7 +42,7 @@ class _TreeArraysMethods:
                                   "max_leaf_nodes, or use fewer surrogates.")
         # Every tree holds its fields in the schema's types, however it was built (grown,
         # pruned, compacted, loaded): the compiled routing kernels then see one signature.
-        for name, dt in _ALL_FIELDS.items():
+        for name, dt in _ALL_DTYPES.items():
             arr = getattr(self, name)
             if not isinstance(arr, np.ndarray) or arr.dtype != dt:
                 setattr(self, name, np.asarray(arr, dtype=dt))
