@@ -532,7 +532,7 @@ def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X
             tree, more = prune_at_alpha(target, tree, floor, params.ccp_loss,
                                         path=(links[0], links[1], links[4]), in_place=True)
             report += more
-            if more:  # (a tree grown to the floor seldom has a link below it)
+            if more:  # (else, as on the textbook's trees, they are the tree's already)
                 links = _pruning.weakest_links_of(target, tree, params.ccp_loss)
         cp_table = cross_validated_table(params, schema, target, tree, X_all, y, w_user,
                                          w_all, fold_bins, codes, floor, links)

@@ -168,3 +168,37 @@ def test_cross_validation_folds_grow_only_to_the_smallest_alpha_they_are_scored_
     assert len(fold_floors) == 10
     assert fold_floors == [pytest.approx(np.sqrt(alpha[0] * alpha[1]), rel=1e-12)] * 10
     assert fold_floors[0] > alpha[0]
+
+
+@pytest.mark.parametrize("regression", [False, True], ids=["classifier", "regressor"])
+def test_the_table_reads_the_weakest_links_of_the_tree_pruned_at_the_floor(
+        monkeypatch, regression):
+    # The links made before pruning at the floor serve the table only when that pruning
+    # cut nothing; after a cut they are the pruned tree's own.
+    from quercus import _pruning
+
+    seen = []
+    real = fit_module.cross_validated_table
+
+    def capture(params, schema, target, tree, *args):
+        # (links: the last argument; the tree copied before the table's pruning)
+        seen.append((target, _pruning.copy_tree(tree), args[-1], params.ccp_loss))
+        return real(params, schema, target, tree, *args)
+
+    monkeypatch.setattr(fit_module, "cross_validated_table", capture)
+    cls = CARTRegressor if regression else CARTClassifier
+    cuts = []
+    sets = [_data(regression, seed % 2 == 1, n=300, seed=seed) for seed in range(4)]
+    if not regression:
+        sets.append(load_golf())  # (grown to its floor, nothing below it to cut)
+    for X, y in sets:
+        est = cls(pruning="cost_complexity", random_state=0).fit(X, y)
+        cuts.append(any("<=" in r["reason"] for r in est.pruning_report_))
+    assert any(cuts) and not all(cuts)  # (both ways taken)
+    for target, tree, links, loss in seen:
+        fresh = _pruning.weakest_links_of(target, tree, loss)
+        for given, made in zip(links, fresh):
+            if isinstance(made, list):
+                assert given == made
+            else:
+                np.testing.assert_array_equal(given, made)

@@ -853,3 +853,29 @@ def test_scratch_histograms_are_cleared_and_match_fresh_ones(compiled):
         np.testing.assert_array_equal(bins[:nb], exp_bins)
         np.testing.assert_array_equal(n_out[:nb], exp_nn)
         assert counts[:nb].tobytes() == exp_counts.tobytes()
+
+
+@pytest.mark.parametrize("y", [
+    np.array(["是", "否", "否", "是", "maybe"]),               # fixed-width strings
+    np.array(["b ", "b", "a", "b ", "a"]),                    # (trailing blanks kept)
+    np.array([3, -1, 3, 7, -1], dtype=np.int8),
+    np.array([10**12, 5, 5, 10**12, 0], dtype=np.uint64),
+    np.array([True, False, False, True, True]),
+], ids=["str", "blanks", "int8", "uint64", "bool"])
+def test_short_labels_sorted_code_as_hashing_them_codes(monkeypatch, y):
+    sorted_ = _prepare.encode_target(y, len(y))
+    monkeypatch.setattr(_prepare, "SORT_LABELS_MAX_ROWS", -1)  # every column hashed
+    hashed = _prepare.encode_target(y, len(y))
+    for a, b in zip(sorted_, hashed):
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()
+
+
+def test_frame_dtypes_are_the_columns_dtypes_in_order():
+    X = pd.DataFrame({"a": [1.5, 2.0], "b": [1, 2], "c": pd.Categorical(["x", "y"]),
+                      "d": ["u", "v"], "e": np.array([1, 2], dtype=np.float32),
+                      "f": [0.5, np.nan]})
+    X = X[["f", "c", "a", "e", "d", "b"]]  # (columns out of their blocks' order)
+    assert list(_prepare.frame_dtypes(X)) == list(X.dtypes)
+    assert not _prepare.is_float_matrix(X)
+    assert _prepare.is_float_matrix(X[["f", "a"]])
+    assert _prepare._float32_view(X[["e"]]) is not None
