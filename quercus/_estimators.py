@@ -136,8 +136,9 @@ def _check_names(est, X, reset):
     >>> est.feature_names_in_.tolist(), est.n_features_in_
     (['a', 'b'], 2)
     """
-    names = X.columns.to_numpy(dtype=object) if isinstance(X, pd.DataFrame) else None
-    # (checked on the object array: iterating pandas' string Index is slower)
+    # (The names' own array, checked on it: iterating pandas' string Index is slower.)
+    names = (X.columns.to_numpy(dtype=object, copy=True) if isinstance(X, pd.DataFrame)
+             else None)
     if names is not None and all(type(c) is str for c in names):
         if reset:
             est.feature_names_in_ = names

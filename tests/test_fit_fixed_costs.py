@@ -862,7 +862,7 @@ def test_scratch_histograms_are_cleared_and_match_fresh_ones(compiled):
     np.array([10**12, 5, 5, 10**12, 0], dtype=np.uint64),
     np.array([True, False, False, True, True]),
 ], ids=["str", "blanks", "int8", "uint64", "bool"])
-def test_short_labels_sorted_code_as_hashing_them_codes(monkeypatch, y):
+def test_short_labels_are_coded_by_sorting_as_by_hashing(monkeypatch, y):
     sorted_ = _prepare.encode_target(y, len(y))
     monkeypatch.setattr(_prepare, "SORT_LABELS_MAX_ROWS", -1)  # every column hashed
     hashed = _prepare.encode_target(y, len(y))
@@ -879,3 +879,13 @@ def test_frame_dtypes_are_the_columns_dtypes_in_order():
     assert not _prepare.is_float_matrix(X)
     assert _prepare.is_float_matrix(X[["f", "a"]])
     assert _prepare._float32_view(X[["e"]]) is not None
+
+
+@pytest.mark.parametrize("dtype", [object, "str"])
+def test_feature_names_are_an_array_of_their_own(dtype):
+    X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0], "b": [1.0, 0.0, 1.0, 0.0]})
+    X.columns = pd.Index(["a", "b"], dtype=dtype)
+    est = CARTClassifier().fit(X, [0, 1, 0, 1])
+    names = est.feature_names_in_
+    assert names.dtype == object and names.tolist() == ["a", "b"]
+    assert names.flags.writeable and not np.shares_memory(names, X.columns.to_numpy())
