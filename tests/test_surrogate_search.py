@@ -167,3 +167,24 @@ def test_surrogates_searched_in_a_reused_scratch_are_those_of_fresh_arrays(n_val
             assert a.dtype == b.dtype or jit == "interpret"
             np.testing.assert_array_equal(a, b)
         assert fresh[0][primary] == -1 and (np.delete(fresh[0], primary) > 0).all()
+
+
+@pytest.mark.parametrize("is_cat", [False, True], ids=["numeric", "categorical"])
+@pytest.mark.parametrize("missing", [False, True], ids=["complete", "missing bin"])
+def test_a_surrogate_is_scored_from_the_first_rows_of_a_dirty_scratch(is_cat, missing):
+    from quercus._kernels.surrogates import score_surrogate
+    rng = np.random.default_rng(3)
+    n_real = 9
+    bins = np.sort(rng.choice(n_real, 6, replace=False))
+    if missing:
+        bins = np.append(bins, n_real)  # (the missing bin last)
+    counts = rng.uniform(0.0, 3.0, (bins.size, 2))
+    lo = np.arange(n_real, dtype=float)
+    hi = lo + 0.5
+    exact = score_surrogate.py_func(bins, counts, bins.size, n_real, is_cat, lo, hi)
+    # The scratch's rows past nb hold an earlier histogram's, a missing bin among them.
+    s_bins = np.concatenate([bins, [n_real, 2, n_real]])
+    s_counts = np.vstack([counts, rng.uniform(5.0, 9.0, (3, 2))])
+    assert score_surrogate.py_func(s_bins, s_counts, bins.size, n_real, is_cat, lo,
+                                   hi) == exact
+    assert exact[0] > 0.0 and exact[3] >= 0

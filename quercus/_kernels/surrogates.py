@@ -7,7 +7,7 @@ from .criteria import GINI
 from .histograms import (dense_histogram_into, dense_pass, feature_histogram,
                          sorted_histogram_into)
 from .schema import CAT_BINARY, NUMERIC
-from .splits import _split_missing, resolve_threshold
+from .splits import resolve_threshold
 from .thresholds import TIE_EPS, midpoint
 from .builder import first_surrogates, surrogate_table
 
@@ -27,17 +27,24 @@ def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
     """
     bins, counts, n = feature_histogram(codes_g, idx, wi, direction, direction,
                                         n_real_bins + 1, np.int64(2), np.int64(GINI))
-    return score_surrogate(bins, counts, n, n_real_bins, is_cat, lo, hi)
+    return score_surrogate(bins, counts, bins.shape[0], n_real_bins, is_cat, lo, hi)
 
 
 @kernel(inline="always")
-def score_surrogate(bins, counts, n, n_real_bins, is_cat, lo, hi):
+def score_surrogate(bins, counts, nb, n_real_bins, is_cat, lo, hi):
     """:func:`best_surrogate` from the attribute's compact histogram of the samples'
-    directions (``bins`` present, ascending, the missing bin last; ``counts`` of
-    direction 0 and 1; ``n`` samples each)."""
-    nk, miss, n_miss = _split_missing(bins, counts, n, n_real_bins)
-    tot0 = miss[0]
-    tot1 = miss[1]
+    directions, its first ``nb`` rows (``bins`` present, ascending, the missing bin last;
+    ``counts`` of direction 0 and 1): read in place, so that a search's scratch is
+    neither sliced nor copied for each attribute."""
+    # (_split_missing's arithmetic, without its array: the missing bin's weights start the
+    # totals, zeros without one)
+    nk = nb
+    tot0 = 0.0
+    tot1 = 0.0
+    if nb > 0 and bins[nb - 1] == n_real_bins:
+        nk = nb - 1
+        tot0 = counts[nb - 1, 0]
+        tot1 = counts[nb - 1, 1]
     k0 = 0.0
     k1 = 0.0
     for b in range(nk):
@@ -141,14 +148,14 @@ def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presor
                                        node_idx, node_w, direction, direction,
                                        np.int64(GINI), s_bins, s_counts, s_n, branch)
             agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = score_surrogate(
-                s_bins[:nb], s_counts[:nb], s_n[:nb], n_bins[g], cat, lo, hi)
+                s_bins, s_counts, nb, n_bins[g], cat, lo, hi)
         elif (scratch is not None and n_bins[g] + 1 <= s_bins.shape[0]
               and dense_pass(n_bins[g] + 1, m)):
             # (best_surrogate's dense histogram, in the scratch)
             nb = dense_histogram_into(codes[:, g], idx, wi, direction, direction,
                                       n_bins[g] + 1, np.int64(GINI), s_bins, s_counts, s_n)
             agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = score_surrogate(
-                s_bins[:nb], s_counts[:nb], s_n[:nb], n_bins[g], cat, lo, hi)
+                s_bins, s_counts, nb, n_bins[g], cat, lo, hi)
         else:
             agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = best_surrogate(
                 codes[:, g], idx, wi, direction, n_bins[g], cat, lo, hi)
