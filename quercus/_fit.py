@@ -18,7 +18,6 @@ from typing import NamedTuple
 import numba
 import numpy as np
 from sklearn.base import BaseEstimator, clone
-from sklearn.base import is_regressor as _sklearn_is_regressor
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
@@ -37,7 +36,7 @@ from ._params import resolve_counts, resolve_n_jobs
 from ._prepare import Schema
 from ._pruning import (choose_row, complexity_table, finish, node_stats, pessimistic,
                        prune_at_alpha, prune_to_row, reduced_error)
-from ._target import Target
+from ._target import Target, is_regressor
 from ._threads import in_order
 from ._tree import TreeArrays
 
@@ -85,20 +84,6 @@ def numba_threads(n_jobs):
 
 
 # ---------------------------------------------------------------- what the parameters imply
-def is_regressor(params):
-    """scikit-learn's ``is_regressor``, read from the class's own flag where it has one
-    (scikit-learn's builds the estimator's tags, a noticeable part of a small fit).
-
-    Examples
-    --------
-    >>> from quercus import CARTClassifier, CARTRegressor
-    >>> is_regressor(CARTRegressor()), is_regressor(CARTClassifier())
-    (True, False)
-    """
-    flag = getattr(params, "_is_regressor", None)
-    return _sklearn_is_regressor(params) if flag is None else bool(flag)
-
-
 def cross_validates(params):
     """Whether the pruning chooses its subtree by cross-validation (cost complexity
     without a given ``ccp_alpha``).

@@ -11,12 +11,11 @@ import math
 import numbers
 
 import numpy as np
-from sklearn.base import is_regressor
 
 from ._fit import FittedTree
 from ._kernels.schema import CAT_BINARY, CAT_SUBSET, LEAF, MULTIWAY, NUMERIC
 from ._prepare import Schema
-from ._target import Target
+from ._target import Target, is_regressor
 from ._tree import _ALL_FIELDS, _FIELDS, _FLAT, SCHEMA_VERSION, TreeArrays
 from ._version import __version__
 

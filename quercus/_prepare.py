@@ -204,10 +204,23 @@ def _column(X, j):
             else values)
 
 
+def frame_names(X):
+    """DataFrame ``X``'s column names as strings (read from an object array: iterating
+    pandas' string Index is slower).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame_names(pd.DataFrame({"a": [1], 2: [3]}))
+    ['a', '2']
+    """
+    return [str(c) for c in X.columns.to_numpy(dtype=object)]
+
+
 def _columns(X):
     """Split X into (names, list of 1-d columns)."""
     if isinstance(X, pd.DataFrame):
-        return [str(c) for c in X.columns], frame_columns(X)
+        return frame_names(X), frame_columns(X)
     arr = X
     return [f"x{j}" for j in range(arr.shape[1])], [arr[:, j] for j in range(arr.shape[1])]
 
@@ -394,7 +407,7 @@ def _schema_columns(X, categorical_features):
         names, cols = _columns(X)
         return names, cols, _resolve_categorical(categorical_features, names, cols,
                                                  False), False
-    names = [str(c) for c in X.columns.to_numpy(dtype=object)]
+    names = frame_names(X)
     # The first column's dtype says whether the frame may be all float64.
     cols = frame_columns(X, stop=1) if categorical_features is None and names else []
     mask = _frame_mask(X, categorical_features, names, cols[0].dtype if cols else None)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.base import is_regressor
+from sklearn.base import is_regressor as _sklearn_is_regressor
 
 from . import _prepare
 from ._grower import BinnedData
@@ -45,6 +45,20 @@ def majority(dist, class_priority):
     dist = np.atleast_2d(dist)[:, perm]
     top = dist.max(axis=1, keepdims=True)
     return perm[(dist >= top - 1e-12 * np.maximum(top, 1.0)).argmax(axis=1)]
+
+
+def is_regressor(est):
+    """scikit-learn's ``is_regressor``, read from the class's own flag where it has one
+    (scikit-learn's builds the estimator's tags, a noticeable part of a small fit).
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier, CARTRegressor
+    >>> is_regressor(CARTRegressor()), is_regressor(CARTClassifier())
+    (True, False)
+    """
+    flag = getattr(est, "_is_regressor", None)
+    return _sklearn_is_regressor(est) if flag is None else bool(flag)
 
 
 @dataclass(frozen=True, eq=False)

@@ -106,11 +106,18 @@ def _split_missing(bins, counts, n, n_real_bins):
 
 
 @kernel(inline="always")
+def known_bins(bins, nb, n_real_bins):
+    """How many of a compact histogram's ``nb`` present bins are known: ``nb - 1`` when
+    the last is the reserved missing bin (code ``n_real_bins``), else ``nb``."""
+    return nb - 1 if nb > 0 and bins[nb - 1] == n_real_bins else nb
+
+
+@kernel(inline="always")
 def _split_missing_into(bins, counts, n, n_real_bins, miss):
     """:func:`_split_missing` writing the missing bin's stats (zeros: none) into ``miss``.
     Returns (n_known_bins, n_miss)."""
     nb = bins.shape[0]
-    if nb > 0 and bins[nb - 1] == n_real_bins:
+    if known_bins(bins, nb, n_real_bins) < nb:
         for k in range(counts.shape[1]):
             miss[k] = counts[nb - 1, k]
         return nb - 1, n[nb - 1]

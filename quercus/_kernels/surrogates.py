@@ -7,7 +7,7 @@ from .criteria import GINI
 from .histograms import (dense_histogram_into, dense_pass, feature_histogram,
                          sorted_histogram_into)
 from .schema import CAT_BINARY, NUMERIC
-from .splits import resolve_threshold
+from .splits import known_bins, resolve_threshold
 from .thresholds import TIE_EPS, midpoint
 from .builder import first_surrogates, surrogate_table
 
@@ -36,15 +36,10 @@ def score_surrogate(bins, counts, nb, n_real_bins, is_cat, lo, hi):
     directions, its first ``nb`` rows (``bins`` present, ascending, the missing bin last;
     ``counts`` of direction 0 and 1): read in place, so that a search's scratch is
     neither sliced nor copied for each attribute."""
-    # (_split_missing's arithmetic, without its array: the missing bin's weights start the
-    # totals, zeros without one)
-    nk = nb
-    tot0 = 0.0
-    tot1 = 0.0
-    if nb > 0 and bins[nb - 1] == n_real_bins:
-        nk = nb - 1
-        tot0 = counts[nb - 1, 0]
-        tot1 = counts[nb - 1, 1]
+    # (The missing bin's weights start the totals; zeros without one.)
+    nk = known_bins(bins, nb, n_real_bins)
+    tot0 = counts[nb - 1, 0] if nk < nb else 0.0
+    tot1 = counts[nb - 1, 1] if nk < nb else 0.0
     k0 = 0.0
     k1 = 0.0
     for b in range(nk):
