@@ -181,10 +181,14 @@ def test_a_surrogate_is_scored_from_the_first_rows_of_a_dirty_scratch(is_cat, mi
     counts = rng.uniform(0.0, 3.0, (bins.size, 2))
     lo = np.arange(n_real, dtype=float)
     hi = lo + 0.5
-    exact = score_surrogate.py_func(bins, counts, bins.size, n_real, is_cat, lo, hi)
-    # The scratch's rows past nb hold an earlier histogram's, a missing bin among them.
+    exact = score_surrogate.py_func(bins, counts, bins.size, n_real, is_cat, lo, hi, 0,
+                                    n_real)
+    # The scratch's rows past nb hold an earlier histogram's, a missing bin among them; the
+    # attribute's value table sits inside every attribute's, from entry 4.
     s_bins = np.concatenate([bins, [n_real, 2, n_real]])
     s_counts = np.vstack([counts, rng.uniform(5.0, 9.0, (3, 2))])
-    assert score_surrogate.py_func(s_bins, s_counts, bins.size, n_real, is_cat, lo,
-                                   hi) == exact
+    all_lo = np.concatenate([np.full(4, -7.0), lo, [99.0]])
+    all_hi = np.concatenate([np.full(4, -6.0), hi, [99.5]])
+    assert score_surrogate.py_func(s_bins, s_counts, bins.size, n_real, is_cat, all_lo,
+                                   all_hi, 4, 4 + n_real) == exact
     assert exact[0] > 0.0 and exact[3] >= 0

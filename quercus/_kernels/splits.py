@@ -845,6 +845,8 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
         found, kind, res, ints = found[:nf], kind[:nf], res[:nf], ints[:nf]
         d_rows = d_bins.shape[0]
     m = idx.shape[0]
+    if presorted is not None:  # (unpacked once: each unpacking counts references)
+        srt, slot_of, p_start, h_bins, h_counts, h_n = presorted
     for i in range(features.shape[0]):
         f = features[i]
         u = -1.0
@@ -886,9 +888,8 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
                 bins, counts, n = d_bins[:nb], d_counts[:nb], d_n[:nb]
             else:
                 bins, counts, n = compact_histogram(hist[h0:h1], hist_n[h0:h1])
-        elif presorted is not None and presorted[1][f] >= 0:
-            srt, slot_of, start, h_bins, h_counts, h_n = presorted
-            order = srt[slot_of[f], start:start + m]
+        elif presorted is not None and slot_of[f] >= 0:
+            order = srt[slot_of[f], p_start:p_start + m]
             if m <= h_bins.shape[0]:
                 # (The known bins' totals summed while the histogram is made: the scan
                 # needs no pass of its own for them.)

@@ -27,15 +27,17 @@ def best_surrogate(codes_g, idx, wi, direction, n_real_bins, is_cat, lo, hi):
     """
     bins, counts, n = feature_histogram(codes_g, idx, wi, direction, direction,
                                         n_real_bins + 1, np.int64(2), np.int64(GINI))
-    return score_surrogate(bins, counts, bins.shape[0], n_real_bins, is_cat, lo, hi)
+    return score_surrogate(bins, counts, bins.shape[0], n_real_bins, is_cat, lo, hi, 0,
+                           lo.shape[0])
 
 
 @kernel(inline="always")
-def score_surrogate(bins, counts, nb, n_real_bins, is_cat, lo, hi):
+def score_surrogate(bins, counts, nb, n_real_bins, is_cat, bin_lo, bin_hi, v0, v1):
     """:func:`best_surrogate` from the attribute's compact histogram of the samples'
     directions, its first ``nb`` rows (``bins`` present, ascending, the missing bin last;
     ``counts`` of direction 0 and 1): read in place, so that a search's scratch is
-    neither sliced nor copied for each attribute."""
+    neither sliced nor copied for each attribute. The attribute's value table is
+    ``bin_lo[v0:v1]`` / ``bin_hi[v0:v1]`` (none: a lazy feature)."""
     # (The missing bin's weights start the totals; zeros without one.)
     nk = known_bins(bins, nb, n_real_bins)
     tot0 = counts[nb - 1, 0] if nk < nb else 0.0
@@ -74,7 +76,8 @@ def score_surrogate(bins, counts, nb, n_real_bins, is_cat, lo, hi):
     if is_cat:
         return best / total, majority, CAT_BINARY, bins[best_b], 0.0, best_flip
     # No value table (a lazy feature): the grower resolves the threshold of the kept ones.
-    thr = midpoint(hi[bins[best_b]], lo[bins[best_b + 1]]) if lo.shape[0] > 0 else np.nan
+    thr = (midpoint(bin_hi[v0 + bins[best_b]], bin_lo[v0 + bins[best_b + 1]]) if v1 > v0
+           else np.nan)
     return best / total, majority, NUMERIC, bins[best_b], thr, best_flip
 
 
@@ -122,6 +125,8 @@ def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presor
         s_bins, s_counts, s_n, agree, majority, kind, where, thr, flip = scratch
         agree, majority, kind, where = agree[:nf], majority[:nf], kind[:nf], where[:nf]
         thr, flip = thr[:nf], flip[:nf]
+    if presorted is not None:  # (unpacked once: each unpacking counts references)
+        srt, slot_of, p_start, node_idx, node_w, branch = presorted
     for i in range(nf):
         g = features[i]
         if g == primary:
@@ -130,30 +135,31 @@ def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presor
         cat = np.bool_(False)
         if is_cat is not None:
             cat = is_cat[g]
-        lo = bin_lo[bin_offsets[g]:bin_offsets[g + 1]]
-        hi = bin_hi[bin_offsets[g]:bin_offsets[g + 1]]
         # (The order where the node has fewer samples than the attribute bins: a dense
         # histogram's clearing and compacting would be most of its cost.)
-        if (presorted is not None and presorted[1][g] >= 0
-                and n_bins[g] >= presorted[3].shape[0]):
-            srt, slot_of, start, node_idx, node_w, branch = presorted
+        if (presorted is not None and slot_of[g] >= 0
+                and n_bins[g] >= node_idx.shape[0]):
             # (its samples of a known primary branch: the histogram best_surrogate builds)
             nb = sorted_histogram_into(codes[:, g],
-                                       srt[slot_of[g], start:start + node_idx.shape[0]],
+                                       srt[slot_of[g], p_start:p_start + node_idx.shape[0]],
                                        node_idx, node_w, direction, direction,
                                        np.int64(GINI), s_bins, s_counts, s_n, branch)
             agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = score_surrogate(
-                s_bins, s_counts, nb, n_bins[g], cat, lo, hi)
+                s_bins, s_counts, nb, n_bins[g], cat, bin_lo, bin_hi, bin_offsets[g],
+                bin_offsets[g + 1])
         elif (scratch is not None and n_bins[g] + 1 <= s_bins.shape[0]
               and dense_pass(n_bins[g] + 1, m)):
             # (best_surrogate's dense histogram, in the scratch)
             nb = dense_histogram_into(codes[:, g], idx, wi, direction, direction,
                                       n_bins[g] + 1, np.int64(GINI), s_bins, s_counts, s_n)
             agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = score_surrogate(
-                s_bins, s_counts, nb, n_bins[g], cat, lo, hi)
+                s_bins, s_counts, nb, n_bins[g], cat, bin_lo, bin_hi, bin_offsets[g],
+                bin_offsets[g + 1])
         else:
             agree[i], majority[i], kind[i], where[i], thr[i], flip[i] = best_surrogate(
-                codes[:, g], idx, wi, direction, n_bins[g], cat, lo, hi)
+                codes[:, g], idx, wi, direction, n_bins[g], cat,
+                bin_lo[bin_offsets[g]:bin_offsets[g + 1]],
+                bin_hi[bin_offsets[g]:bin_offsets[g + 1]])
     return agree, majority, kind, where, thr, flip
 
 
