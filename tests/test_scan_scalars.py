@@ -63,3 +63,82 @@ def test_the_scalar_scan_chooses_the_array_scan_s_boundary_and_sums(criterion):
         assert got_t == want_t
         if want_t >= 0:
             assert best_left.tobytes() == want_left.tobytes()
+
+
+def _class_histogram(rng, nb, n_classes):
+    """A histogram of ``n_classes`` class weights a bin (most bins one class)."""
+    if n_classes == 2:
+        return _histogram(rng, nb, GINI)
+    counts = np.zeros((nb, n_classes))
+    counts[np.arange(nb), rng.integers(0, n_classes, nb)] = rng.choice([1.0, 0.5, 3.0], nb)
+    counts[rng.random(nb) < 0.3] += 0.25
+    return counts, rng.integers(1, 4, nb).astype(np.int64)
+
+
+@pytest.mark.parametrize("criterion, n_classes", [(SQUARED_ERROR, 0), (GINI, 2), (GINI, 3),
+                                                  (ENTROPY, 2), (ENTROPY, 3)],
+                         ids=["squared_error", "gini", "gini-3", "entropy", "entropy-3"])
+@pytest.mark.parametrize("missing", [False, True], ids=["complete", "missing bin"])
+@pytest.mark.parametrize("table", [True, False], ids=["value table", "lazy"])
+def test_the_in_place_presorted_search_scores_as_score_histogram(criterion, n_classes,
+                                                                 missing, table):
+    """The subtree kernel's search of a presorted numeric feature, read in the scratch in
+    place (squared error, Gini, entropy), returns what the general
+    :func:`score_histogram` returns on the slices it would take, to the bit: found,
+    boundary, threshold, scores and rho."""
+    from quercus import config_context
+    from quercus._kernels.schema import CAT_ONE_VS_REST, SURROGATE, Binned
+    from quercus._kernels.splits import (W_TOTAL, WORK_ROWS, _presorted_classes,
+                                         _presorted_squared_error, score_histogram)
+    fused = _presorted_squared_error if criterion == SQUARED_ERROR else _presorted_classes
+    n_stats = 3 if criterion == SQUARED_ERROR else n_classes
+
+    def histogram(nb):
+        if criterion == SQUARED_ERROR:
+            return _histogram(rng, nb, SQUARED_ERROR)
+        return _class_histogram(rng, nb, n_classes)
+
+    rng = np.random.default_rng(11)
+    n_found = 0
+    for trial in range(40):
+        nbf = int(rng.integers(2, 30))
+        nb = int(rng.integers(1, nbf + 1))
+        bins = np.sort(rng.choice(nbf, nb, replace=False)).astype(np.int64)
+        counts, n = histogram(nb)
+        if trial % 4 == 0:  # (equal sums: ties between boundaries)
+            counts[:] = counts[0]
+        if missing:
+            bins = np.append(bins, nbf)
+            counts = np.vstack([counts, histogram(1)[0]])
+            n = np.append(n, 2)
+        nk = nb
+        known_n = int(n[:nk].sum())
+        work = np.zeros((WORK_ROWS, n_stats))
+        for b in range(nk):  # (the known bins' totals, in bin order, as the pass makes them)
+            work[W_TOTAL] += counts[b]
+        # The attribute's value table from entry 3 of every attribute's (none: lazy).
+        lo = np.sort(rng.normal(size=nbf)) if table else np.zeros(0)
+        hi = lo + 0.01 if table else np.zeros(0)
+        v0, v1 = 3, 3 + lo.size
+        all_lo = np.concatenate([np.full(3, -9.0), lo, [9.0]])
+        all_hi = np.concatenate([np.full(3, -8.0), hi, [9.5]])
+        offsets = np.array([0, v0, v1, v1 + 1])
+        binned = Binned(np.zeros((1, 3), dtype=np.uint8), np.array([2, nbf, 1]), all_lo,
+                        all_hi, offsets)
+        min_leaf_n, min_leaf_w = int(rng.integers(1, 4)), float(rng.choice([0.0, 1.5]))
+        # The scratch's rows past the histogram hold an earlier node's.
+        h_bins = np.concatenate([bins, [0, nbf]])
+        h_counts = np.vstack([counts, rng.normal(size=(2, n_stats))])
+        h_n = np.concatenate([n, [5, 1]])
+        with config_context(jit="interpret"):
+            want = score_histogram(bins, counts, n, binned, None, 1, n_stats, criterion,
+                                   CAT_ONE_VS_REST, SURROGATE, min_leaf_n, min_leaf_w, -1.0,
+                                   0.0, work.copy(), known_n)
+            got = fused(h_bins, h_counts, h_n, bins.size, nbf, all_lo, all_hi, v0, v1,
+                        known_n, criterion, SURROGATE, min_leaf_n, min_leaf_w, work.copy())
+        assert len(got) == len(want)
+        for a, b in zip(got, want):
+            assert np.asarray(a).tobytes() == np.asarray(b).tobytes() or (
+                np.isnan(a) and np.isnan(b)), (trial, got, want)
+        n_found += bool(want[0])
+    assert n_found >= 10  # (the scans found splits, not only nothing)

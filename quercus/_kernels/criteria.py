@@ -295,8 +295,16 @@ def split_scores(branch_stats, criterion):
     >>> round(float(gain), 3), round(float(iv), 3)
     (0.381, 1.447)
     """
+    return split_scores_into(branch_stats, criterion, np.zeros(branch_stats.shape[1]))
+
+
+@inner
+def split_scores_into(branch_stats, criterion, parent):
+    """:func:`split_scores` with the parent's stats summed into the caller's
+    ``parent`` (a row of scratch, overwritten): no array made per candidate."""
     n_branches, n_classes = branch_stats.shape
-    parent = np.zeros(n_classes)
+    for k in range(n_classes):
+        parent[k] = 0.0
     for b in range(n_branches):
         for k in range(n_classes):
             parent[k] += branch_stats[b, k]

@@ -25,7 +25,8 @@ import numpy as np
 
 from ._jit import inner, kernel
 from .criteria import (ABSOLUTE_ERROR, ENTROPY, GINI, SQUARED_ERROR, is_regression, mass_scan,
-                       needs_positive_mean, split_loss, split_scores, stats_weight)
+                       needs_positive_mean, split_loss, split_scores, split_scores_into,
+                       stats_weight)
 from .schema import CAT_BINARY, CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_SUBSET, LEARNED, MULTIWAY, NUMERIC
 from .absolute import ae_search_feature
 from .thresholds import (TIE_EPS, at_least, boundary_threshold, draw_boundary,  # noqa: F401
@@ -94,7 +95,7 @@ def _branch_ok(a, b, n_a, n_b, criterion, min_leaf_n, min_leaf_w):
 # ``work``, float64 (WORK_ROWS, n_stats)), made once per node search or subtree rather than
 # as a handful of small arrays per feature and node.
 W_MISS, W_TOTAL, W_LEFT, W_BEST, W_RIGHT, W_LA, W_RA, W_STATS = 0, 1, 2, 3, 4, 5, 6, 7
-WORK_ROWS = W_STATS + 2  # (two rows of branch stats)
+WORK_ROWS = W_STATS + 3  # (two rows of branch stats, and their parent's)
 
 
 @kernel
@@ -131,20 +132,21 @@ def _final_scores(left, right, miss, n_miss, miss_dir, criterion, missing_mode, 
     """Decrease and split information of a two-way split, missing values included.
 
     ``miss_dir``: 0 missing joins the left branch, 1 the right, -1 scored on known only.
-    ``stats``: scratch of two rows for the branches' stats.
+    ``stats``: scratch of three rows, the branches' stats and their parent's.
     """
     n_stats = left.shape[0]
+    branches = stats[:2]
     if missing_mode == 2 or n_miss == 0:  # LEARNED, or nothing missing
         for k in range(n_stats):
-            stats[0, k] = left[k] + (miss[k] if miss_dir == 0 else 0.0)
-            stats[1, k] = right[k] + (miss[k] if miss_dir == 1 else 0.0)
-        return split_scores(stats, criterion)
+            branches[0, k] = left[k] + (miss[k] if miss_dir == 0 else 0.0)
+            branches[1, k] = right[k] + (miss[k] if miss_dir == 1 else 0.0)
+        return split_scores_into(branches, criterion, stats[2])
     for k in range(n_stats):
-        stats[0, k] = left[k]
-        stats[1, k] = right[k]
-    child, dec, _ = split_scores(stats, criterion)
+        branches[0, k] = left[k]
+        branches[1, k] = right[k]
+    child, dec, _ = split_scores_into(branches, criterion, stats[2])
     return child, dec * _rho(left, right, miss, criterion), _info_with_missing(
-        stats, miss, criterion)
+        branches, miss, criterion)
 
 
 @inner
@@ -673,6 +675,178 @@ def _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion, min
     return rho, at_least(min_w_bin)
 
 
+@inner
+def _presorted_squared_error(h_bins, h_counts, h_n, n_h, nbf, bin_lo, bin_hi, v0, v1,
+                             known_n, criterion, missing_mode, min_leaf_n, min_leaf_w, work):
+    """:func:`score_histogram`'s squared-error search of a numeric feature (``nbf`` bins;
+    no random draw, no C4.5 branch rule, missing values not learned) from a presorted
+    histogram in the search's scratch: its first ``n_h`` rows, ``known_n`` known samples,
+    their totals in ``work[W_TOTAL]``; its value table ``bin_lo[v0:v1]`` /
+    ``bin_hi[v0:v1]``. The same sums and comparisons in the same order as
+    :func:`best_split_numeric`'s scan, read in place: no slice of the scratch, the value
+    table or ``work`` per boundary or per feature (but the final scores' rows)."""
+    nk = n_h
+    n_miss = np.int64(0)
+    if n_h > 0 and h_bins[n_h - 1] == nbf:
+        nk = n_h - 1
+        n_miss = h_n[n_h - 1]
+        for k in range(3):
+            work[W_MISS, k] = h_counts[n_h - 1, k]
+    else:
+        for k in range(3):
+            work[W_MISS, k] = 0.0
+    rho = 1.0
+    if n_miss > 0:
+        known_w = 0.0
+        for b in range(nk):
+            known_w += h_counts[b, 0]
+        tot = known_w + work[W_MISS, 0]
+        rho = known_w / tot if tot > 0.0 else 0.0
+    if nk < 2:
+        return False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
+    min_w = at_least(min_leaf_w)
+    total_w = work[W_TOTAL, 0]
+    t1 = work[W_TOTAL, 1]
+    t2 = work[W_TOTAL, 2]
+    l0 = 0.0
+    l1 = 0.0
+    l2 = 0.0
+    left_n = np.int64(0)
+    best_t = np.int64(-1)
+    best_child = np.inf
+    for t in range(nk - 1):
+        left_n += h_n[t]
+        l0 += h_counts[t, 0]
+        l1 += h_counts[t, 1]
+        l2 += h_counts[t, 2]
+        left_w = l0
+        right_w = total_w - left_w
+        if not _sizes_ok(left_n, known_n - left_n, left_w, right_w, min_leaf_n, min_w):
+            continue
+        child = (_squared_error_mass(l1, l2, left_w)
+                 + _squared_error_mass(t1 - l1, t2 - l2, right_w)) / total_w
+        if lower(child, best_child):
+            best_t, best_child = t, child
+            work[W_BEST, 0] = l0
+            work[W_BEST, 1] = l1
+            work[W_BEST, 2] = l2
+    if best_t < 0:
+        return False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
+    for k in range(3):
+        work[W_RIGHT, k] = work[W_TOTAL, k] - work[W_BEST, k]
+    child, dec, info = _final_scores(work[W_BEST], work[W_RIGHT], work[W_MISS], n_miss,
+                                     np.int64(-1), criterion, missing_mode, work[W_STATS:])
+    thr = np.nan  # (no value table: resolve_threshold reads the node's values)
+    if v1 > v0:
+        thr = midpoint(bin_hi[v0 + h_bins[best_t]], bin_lo[v0 + h_bins[best_t + 1]])
+    return True, NUMERIC, child, dec, info, h_bins[best_t], thr, np.int64(-1), rho
+
+
+@inner
+def _presorted_classes(h_bins, h_counts, h_n, n_h, nbf, bin_lo, bin_hi, v0, v1, known_n,
+                       criterion, missing_mode, min_leaf_n, min_leaf_w, work):
+    """:func:`_presorted_squared_error` for Gini or entropy: the class weights of the
+    left branch in ``work[W_LEFT]``, each boundary scored with :func:`_add_row_and_score`'s
+    and :func:`_mass_impurity`'s arithmetic in their order (as the scalar two-class scan
+    does too), by indexing ``work`` and the scratch rather than slicing them."""
+    k_n = h_counts.shape[1]
+    nk = n_h
+    n_miss = np.int64(0)
+    if n_h > 0 and h_bins[n_h - 1] == nbf:
+        nk = n_h - 1
+        n_miss = h_n[n_h - 1]
+        for k in range(k_n):
+            work[W_MISS, k] = h_counts[n_h - 1, k]
+    else:
+        for k in range(k_n):
+            work[W_MISS, k] = 0.0
+    rho = 1.0
+    if n_miss > 0:
+        known_w = 0.0
+        for b in range(nk):
+            row_w = 0.0
+            for k in range(k_n):
+                row_w += h_counts[b, k]
+            known_w += row_w
+        miss_w = 0.0
+        for k in range(k_n):
+            miss_w += work[W_MISS, k]
+        tot = known_w + miss_w
+        rho = known_w / tot if tot > 0.0 else 0.0
+    if nk < 2:
+        return False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
+    min_w = at_least(min_leaf_w)
+    total_w = 0.0
+    for k in range(k_n):
+        total_w += work[W_TOTAL, k]
+        work[W_LEFT, k] = 0.0
+    left_w = 0.0
+    left_n = np.int64(0)
+    best_t = np.int64(-1)
+    best_child = np.inf
+    if k_n == 2:
+        # (Two classes in scalars, as _scan_two_classes keeps them: a loop over the classes
+        # of an array whose length numba does not know was slower than the general path.)
+        t0 = work[W_TOTAL, 0]
+        t1 = work[W_TOTAL, 1]
+        l0 = 0.0
+        l1 = 0.0
+        for t in range(nk - 1):
+            c0 = h_counts[t, 0]
+            c1 = h_counts[t, 1]
+            left_n += h_n[t]
+            l0 += c0
+            l1 += c1
+            row_w = 0.0
+            row_w += c0
+            row_w += c1
+            left_w = left_w + row_w
+            right_w = total_w - left_w
+            if not _sizes_ok(left_n, known_n - left_n, left_w, right_w, min_leaf_n, min_w):
+                continue
+            child = (_two_class_mass(l0, l1, left_w, criterion)
+                     + _two_class_mass(t0 - l0, t1 - l1, right_w, criterion)) / total_w
+            if lower(child, best_child):
+                best_t, best_child = t, child
+                work[W_BEST, 0] = l0
+                work[W_BEST, 1] = l1
+    for t in range(nk - 1 if k_n != 2 else 0):
+        left_n += h_n[t]
+        row_w = 0.0
+        for k in range(k_n):
+            work[W_LEFT, k] += h_counts[t, k]
+            row_w += h_counts[t, k]
+        left_w = left_w + row_w
+        right_w = total_w - left_w
+        if not _sizes_ok(left_n, known_n - left_n, left_w, right_w, min_leaf_n, min_w):
+            continue
+        acc_l = 0.0
+        for k in range(k_n):
+            acc_l += _class_term(work[W_LEFT, k], left_w, criterion)
+        acc_r = 0.0
+        for k in range(k_n):
+            acc_r += _class_term(work[W_TOTAL, k] - work[W_LEFT, k], right_w, criterion)
+        if criterion == GINI:
+            mass = max(left_w - acc_l / left_w, 0.0) + max(right_w - acc_r / right_w, 0.0)
+        else:
+            mass = acc_l / _LOG2 + acc_r / _LOG2
+        child = mass / total_w
+        if lower(child, best_child):
+            best_t, best_child = t, child
+            for k in range(k_n):
+                work[W_BEST, k] = work[W_LEFT, k]
+    if best_t < 0:
+        return False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
+    for k in range(k_n):
+        work[W_RIGHT, k] = work[W_TOTAL, k] - work[W_BEST, k]
+    child, dec, info = _final_scores(work[W_BEST], work[W_RIGHT], work[W_MISS], n_miss,
+                                     np.int64(-1), criterion, missing_mode, work[W_STATS:])
+    thr = np.nan  # (no value table: resolve_threshold reads the node's values)
+    if v1 > v0:
+        thr = midpoint(bin_hi[v0 + h_bins[best_t]], bin_lo[v0 + h_bins[best_t + 1]])
+    return True, NUMERIC, child, dec, info, h_bins[best_t], thr, np.int64(-1), rho
+
+
 @kernel(inline="always")
 def score_histogram(bins, counts, n, binned, is_cat, f, n_stats, criterion, cat_mode,
                     missing_mode, min_leaf_n, min_leaf_w, u, min_objects, work, known_n=-1):
@@ -807,7 +981,7 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
         return True, False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
     right = total - best_left
     child, dec, info = _final_scores(best_left, right, miss, n_miss, np.int64(-1), criterion,
-                                     missing_mode, np.empty((2, n_stats)))
+                                     missing_mode, np.empty((3, n_stats)))
     thr = np.nan if lo.shape[0] == 0 else midpoint(hi[best_code], lo[next_code])
     return True, True, NUMERIC, child, dec, info, best_code, thr, np.int64(-1), rho
 
@@ -896,10 +1070,27 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
                 n_h = sorted_histogram_into(codes[:, f], order, idx, wi, y, y2, criterion,
                                             h_bins, h_counts, h_n, None, work[W_TOTAL],
                                             n_bins[f])
-                bins, counts, n = h_bins[:n_h], h_counts[:n_h], h_n[:n_h]
                 known_n = np.int64(m)
                 if n_h > 0 and h_bins[n_h - 1] == n_bins[f]:
                     known_n -= h_n[n_h - 1]
+                if (u < 0.0 and missing_mode != LEARNED and min_objects == 0.0
+                        and (is_cat is None or not is_cat[f])):
+                    # (the commonest searches of small nodes, in place)
+                    if criterion == SQUARED_ERROR:
+                        _store(i, _presorted_squared_error(
+                            h_bins, h_counts, h_n, n_h, n_bins[f], bin_lo, bin_hi,
+                            bin_offsets[f], bin_offsets[f + 1], known_n, criterion,
+                            missing_mode, min_leaf_n, min_leaf_w, work),
+                            found, kind, res, ints)
+                        continue
+                    if criterion == GINI or criterion == ENTROPY:
+                        _store(i, _presorted_classes(
+                            h_bins, h_counts, h_n, n_h, n_bins[f], bin_lo, bin_hi,
+                            bin_offsets[f], bin_offsets[f + 1], known_n, criterion,
+                            missing_mode, min_leaf_n, min_leaf_w, work),
+                            found, kind, res, ints)
+                        continue
+                bins, counts, n = h_bins[:n_h], h_counts[:n_h], h_n[:n_h]
             else:
                 bins, counts, n = sorted_histogram(codes[:, f], order, idx, wi, y, y2,
                                                    n_stats, criterion)
