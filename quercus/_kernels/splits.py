@@ -810,31 +810,32 @@ def _presorted_classes(h_bins, h_counts, h_n, n_h, nbf, bin_lo, bin_hi, v0, v1, 
                 best_t, best_child = t, child
                 work[W_BEST, 0] = l0
                 work[W_BEST, 1] = l1
-    for t in range(nk - 1 if k_n != 2 else 0):
-        left_n += h_n[t]
-        row_w = 0.0
-        for k in range(k_n):
-            work[W_LEFT, k] += h_counts[t, k]
-            row_w += h_counts[t, k]
-        left_w = left_w + row_w
-        right_w = total_w - left_w
-        if not _sizes_ok(left_n, known_n - left_n, left_w, right_w, min_leaf_n, min_w):
-            continue
-        acc_l = 0.0
-        for k in range(k_n):
-            acc_l += _class_term(work[W_LEFT, k], left_w, criterion)
-        acc_r = 0.0
-        for k in range(k_n):
-            acc_r += _class_term(work[W_TOTAL, k] - work[W_LEFT, k], right_w, criterion)
-        if criterion == GINI:
-            mass = max(left_w - acc_l / left_w, 0.0) + max(right_w - acc_r / right_w, 0.0)
-        else:
-            mass = acc_l / _LOG2 + acc_r / _LOG2
-        child = mass / total_w
-        if lower(child, best_child):
-            best_t, best_child = t, child
+    else:
+        for t in range(nk - 1):
+            left_n += h_n[t]
+            row_w = 0.0
             for k in range(k_n):
-                work[W_BEST, k] = work[W_LEFT, k]
+                work[W_LEFT, k] += h_counts[t, k]
+                row_w += h_counts[t, k]
+            left_w = left_w + row_w
+            right_w = total_w - left_w
+            if not _sizes_ok(left_n, known_n - left_n, left_w, right_w, min_leaf_n, min_w):
+                continue
+            acc_l = 0.0
+            for k in range(k_n):
+                acc_l += _class_term(work[W_LEFT, k], left_w, criterion)
+            acc_r = 0.0
+            for k in range(k_n):
+                acc_r += _class_term(work[W_TOTAL, k] - work[W_LEFT, k], right_w, criterion)
+            if criterion == GINI:
+                mass = max(left_w - acc_l / left_w, 0.0) + max(right_w - acc_r / right_w, 0.0)
+            else:
+                mass = acc_l / _LOG2 + acc_r / _LOG2
+            child = mass / total_w
+            if lower(child, best_child):
+                best_t, best_child = t, child
+                for k in range(k_n):
+                    work[W_BEST, k] = work[W_LEFT, k]
     if best_t < 0:
         return False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
     for k in range(k_n):
