@@ -714,6 +714,8 @@ def _presorted_squared_error(h_bins, h_counts, h_n, n_h, nbf, bin_lo, bin_hi, v0
     left_n = np.int64(0)
     best_t = np.int64(-1)
     best_child = np.inf
+    # (_scan_squared_error's loop, on the scratch and in scalars: that scan itself, called
+    # on rows of ``work``, made the search slower again.)
     for t in range(nk - 1):
         left_n += h_n[t]
         l0 += h_counts[t, 0]
@@ -785,8 +787,8 @@ def _presorted_classes(h_bins, h_counts, h_n, n_h, nbf, bin_lo, bin_hi, v0, v1, 
     best_t = np.int64(-1)
     best_child = np.inf
     if k_n == 2:
-        # (Two classes in scalars, as _scan_two_classes keeps them: a loop over the classes
-        # of an array whose length numba does not know was slower than the general path.)
+        # (_scan_two_classes' loop, in scalars: a loop over the classes of an array whose
+        # length numba does not know, or that scan called on rows of ``work``, was slower.)
         t0 = work[W_TOTAL, 0]
         t1 = work[W_TOTAL, 1]
         l0 = 0.0
