@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from quercus._kernels.criteria import ENTROPY, GINI, SQUARED_ERROR
-from quercus._kernels.splits import (_add_row_and_score, _scan_known, lower, stats_weight)
+from quercus._kernels.splits import (W_BEST, W_LEFT, W_TOTAL, WORK_ROWS, _add_row_and_score,
+                                     _scan_known, lower, stats_weight)
 
 
 def _array_scan(counts, n, total, left, criterion, min_leaf_n, min_leaf_w, lo_t, hi_t):
@@ -57,9 +58,11 @@ def test_the_scalar_scan_chooses_the_array_scan_s_boundary_and_sums(criterion):
         hi_t = nb - 1
         want_t, want_left = _array_scan(counts, n, total, left, criterion, min_leaf_n,
                                         min_leaf_w, lo_t, hi_t)
-        got_left, best_left = left.copy(), np.zeros_like(left)
-        got_t = _scan_known(counts, n, total, int(n.sum()), got_left, int(n[:lo_t].sum()),
-                            criterion, min_leaf_n, min_leaf_w, lo_t, hi_t, best_left)
+        work = np.zeros((WORK_ROWS, counts.shape[1]))
+        work[W_TOTAL], work[W_LEFT] = total, left
+        got_t = _scan_known(counts, n, work, int(n.sum()), int(n[:lo_t].sum()), criterion,
+                            min_leaf_n, min_leaf_w, lo_t, hi_t)
+        best_left = work[W_BEST]
         assert got_t == want_t
         if want_t >= 0:
             assert best_left.tobytes() == want_left.tobytes()
@@ -88,9 +91,7 @@ def test_the_in_place_presorted_search_scores_as_score_histogram(criterion, n_cl
     boundary, threshold, scores and rho."""
     from quercus import config_context
     from quercus._kernels.schema import CAT_ONE_VS_REST, SURROGATE, Binned
-    from quercus._kernels.splits import (W_TOTAL, WORK_ROWS, _presorted_classes,
-                                         _presorted_squared_error, score_histogram)
-    fused = _presorted_squared_error if criterion == SQUARED_ERROR else _presorted_classes
+    from quercus._kernels.splits import _presorted_numeric, score_histogram
     n_stats = 3 if criterion == SQUARED_ERROR else n_classes
 
     def histogram(nb):
@@ -134,8 +135,9 @@ def test_the_in_place_presorted_search_scores_as_score_histogram(criterion, n_cl
             want = score_histogram(bins, counts, n, binned, None, 1, n_stats, criterion,
                                    CAT_ONE_VS_REST, SURROGATE, min_leaf_n, min_leaf_w, -1.0,
                                    0.0, work.copy(), known_n)
-            got = fused(h_bins, h_counts, h_n, bins.size, nbf, all_lo, all_hi, v0, v1,
-                        known_n, criterion, SURROGATE, min_leaf_n, min_leaf_w, work.copy())
+            got = _presorted_numeric(h_bins, h_counts, h_n, bins.size, nbf, all_lo, all_hi,
+                                     v0, v1, known_n, criterion, SURROGATE, min_leaf_n,
+                                     min_leaf_w, work.copy())
         assert len(got) == len(want)
         for a, b in zip(got, want):
             assert np.asarray(a).tobytes() == np.asarray(b).tobytes() or (

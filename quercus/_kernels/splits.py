@@ -205,8 +205,9 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
         for k in range(n_stats):
             left[k] += counts[b, k]
     if not learned and mass_scan(criterion):
-        return _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n,
-                           min_leaf_w, lo_t, hi_t, best_left), -1, best_left
+        # (``total`` is ``work[W_TOTAL]``, as both callers hand it.)
+        return _scan_known(counts, n, work, total_n, left_n, criterion, min_leaf_n,
+                           min_leaf_w, lo_t, hi_t), -1, best_left
     right = work[W_RIGHT]
     la = work[W_LA]
     ra = work[W_RA]
@@ -246,21 +247,25 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
 
 
 @kernel(inline="always")
-def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, min_leaf_w,
-                lo_t, hi_t, best_left):
+def _scan_known(counts, n, work, total_n, left_n, criterion, min_leaf_n, min_leaf_w, lo_t,
+                hi_t):
     """The hot loop of :func:`scan_ordered` without missing values to place (Gini,
-    entropy, squared error): branch weights kept as scalars and each child's impurity in
-    one pass over its stats. ``left`` holds rows ``0..lo_t - 1`` on entry; ``best_left``
-    gets its value at the best boundary."""
+    entropy, squared error), on :func:`score_histogram`'s ``work``: the totals in its row
+    W_TOTAL, the left branch's stats of rows ``0..lo_t - 1`` (``left_n`` samples) in its
+    row W_LEFT, the best boundary's left stats written into its row W_BEST. Returns the
+    best boundary (-1: none)."""
     # The commonest cases with their stats in scalars: the loop below keeps them in
     # arrays whose length numba does not know, so that every step loops over them and
     # reads them back from memory (the same sums in the same order: the same bits).
-    if total.shape[0] == 2 and (criterion == GINI or criterion == ENTROPY):
-        return _scan_two_classes(counts, n, total, total_n, left, left_n, criterion,
-                                 min_leaf_n, min_leaf_w, lo_t, hi_t, best_left)
+    if work.shape[1] == 2 and (criterion == GINI or criterion == ENTROPY):
+        return _scan_two_classes(counts, n, work, total_n, left_n, criterion, min_leaf_n,
+                                 min_leaf_w, lo_t, hi_t)
     if criterion == SQUARED_ERROR:
-        return _scan_squared_error(counts, n, total, total_n, left, left_n, min_leaf_n,
-                                   min_leaf_w, lo_t, hi_t, best_left)
+        return _scan_squared_error(counts, n, work, total_n, left_n, min_leaf_n, min_leaf_w,
+                                   lo_t, hi_t)
+    total = work[W_TOTAL]
+    left = work[W_LEFT]
+    best_left = work[W_BEST]
     regression = is_regression(criterion)
     total_w = stats_weight(total, criterion)
     left_w = stats_weight(left, criterion)
@@ -277,18 +282,18 @@ def _scan_known(counts, n, total, total_n, left, left_n, criterion, min_leaf_n, 
 
 
 @inner
-def _scan_two_classes(counts, n, total, total_n, left, left_n, criterion, min_leaf_n,
-                      min_leaf_w, lo_t, hi_t, best_left):
+def _scan_two_classes(counts, n, work, total_n, left_n, criterion, min_leaf_n, min_leaf_w,
+                      lo_t, hi_t):
     """:func:`_scan_known` for Gini or entropy on two classes: :func:`_add_row_and_score`'s
-    and :func:`_mass_impurity`'s arithmetic, in their order, on scalars (``left`` is
-    left as it came: only ``best_left`` is read afterwards)."""
-    t0 = total[0]
-    t1 = total[1]
+    and :func:`_mass_impurity`'s arithmetic, in their order, on scalars (``work``'s row
+    W_LEFT is left as it came: only its row W_BEST is read afterwards)."""
+    t0 = work[W_TOTAL, 0]
+    t1 = work[W_TOTAL, 1]
     total_w = 0.0
     total_w += t0
     total_w += t1
-    l0 = left[0]
-    l1 = left[1]
+    l0 = work[W_LEFT, 0]
+    l1 = work[W_LEFT, 1]
     left_w = 0.0
     left_w += l0
     left_w += l1
@@ -311,8 +316,8 @@ def _scan_two_classes(counts, n, total, total_n, left, left_n, criterion, min_le
                  + _two_class_mass(t0 - l0, t1 - l1, right_w, criterion)) / total_w
         if lower(child, best_child):
             best_t, best_child = t, child
-            best_left[0] = l0
-            best_left[1] = l1
+            work[W_BEST, 0] = l0
+            work[W_BEST, 1] = l1
     return best_t
 
 
@@ -358,17 +363,17 @@ def _sizes_ok(left_n, right_n, left_w, right_w, min_leaf_n, min_leaf_w):
 
 
 @inner
-def _scan_squared_error(counts, n, total, total_n, left, left_n, min_leaf_n, min_leaf_w,
-                        lo_t, hi_t, best_left):
+def _scan_squared_error(counts, n, work, total_n, left_n, min_leaf_n, min_leaf_w, lo_t,
+                        hi_t):
     """:func:`_scan_known` for squared error (stats: weight, sum of w*y, sum of w*y^2):
     :func:`_add_row_and_score`'s and :func:`_mass_impurity`'s arithmetic, in their
     order, on scalars."""
-    total_w = total[0]
-    t1 = total[1]
-    t2 = total[2]
-    l0 = left[0]
-    l1 = left[1]
-    l2 = left[2]
+    total_w = work[W_TOTAL, 0]
+    t1 = work[W_TOTAL, 1]
+    t2 = work[W_TOTAL, 2]
+    l0 = work[W_LEFT, 0]
+    l1 = work[W_LEFT, 1]
+    l2 = work[W_LEFT, 2]
     best_t = np.int64(-1)
     best_child = np.inf
     for t in range(lo_t, hi_t):
@@ -384,9 +389,9 @@ def _scan_squared_error(counts, n, total, total_n, left, left_n, min_leaf_n, min
                  + _squared_error_mass(t1 - l1, t2 - l2, right_w)) / total_w
         if lower(child, best_child):
             best_t, best_child = t, child
-            best_left[0] = l0
-            best_left[1] = l1
-            best_left[2] = l2
+            work[W_BEST, 0] = l0
+            work[W_BEST, 1] = l1
+            work[W_BEST, 2] = l2
     return best_t
 
 
@@ -676,178 +681,62 @@ def _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion, min
 
 
 @inner
-def _presorted_squared_error(h_bins, h_counts, h_n, n_h, nbf, bin_lo, bin_hi, v0, v1,
-                             known_n, criterion, missing_mode, min_leaf_n, min_leaf_w, work):
-    """:func:`score_histogram`'s squared-error search of a numeric feature (``nbf`` bins;
-    no random draw, no C4.5 branch rule, missing values not learned) from a presorted
-    histogram in the search's scratch: its first ``n_h`` rows, ``known_n`` known samples,
-    their totals in ``work[W_TOTAL]``; its value table ``bin_lo[v0:v1]`` /
-    ``bin_hi[v0:v1]``. The same sums and comparisons in the same order as
-    :func:`best_split_numeric`'s scan, read in place: no slice of the scratch, the value
-    table or ``work`` per boundary or per feature (but the final scores' rows)."""
-    nk = n_h
-    n_miss = np.int64(0)
-    if n_h > 0 and h_bins[n_h - 1] == nbf:
-        nk = n_h - 1
-        n_miss = h_n[n_h - 1]
-        for k in range(3):
-            work[W_MISS, k] = h_counts[n_h - 1, k]
-    else:
-        for k in range(3):
-            work[W_MISS, k] = 0.0
-    rho = 1.0
-    if n_miss > 0:
-        known_w = 0.0
-        for b in range(nk):
-            known_w += h_counts[b, 0]
-        tot = known_w + work[W_MISS, 0]
-        rho = known_w / tot if tot > 0.0 else 0.0
-    if nk < 2:
-        return False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
-    min_w = at_least(min_leaf_w)
-    total_w = work[W_TOTAL, 0]
-    t1 = work[W_TOTAL, 1]
-    t2 = work[W_TOTAL, 2]
-    l0 = 0.0
-    l1 = 0.0
-    l2 = 0.0
-    left_n = np.int64(0)
-    best_t = np.int64(-1)
-    best_child = np.inf
-    # (_scan_squared_error's loop, on the scratch and in scalars: that scan itself, called
-    # on rows of ``work``, made the search slower again.)
-    for t in range(nk - 1):
-        left_n += h_n[t]
-        l0 += h_counts[t, 0]
-        l1 += h_counts[t, 1]
-        l2 += h_counts[t, 2]
-        left_w = l0
-        right_w = total_w - left_w
-        if not _sizes_ok(left_n, known_n - left_n, left_w, right_w, min_leaf_n, min_w):
-            continue
-        child = (_squared_error_mass(l1, l2, left_w)
-                 + _squared_error_mass(t1 - l1, t2 - l2, right_w)) / total_w
-        if lower(child, best_child):
-            best_t, best_child = t, child
-            work[W_BEST, 0] = l0
-            work[W_BEST, 1] = l1
-            work[W_BEST, 2] = l2
-    if best_t < 0:
-        return False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
-    for k in range(3):
-        work[W_RIGHT, k] = work[W_TOTAL, k] - work[W_BEST, k]
-    child, dec, info = _final_scores(work[W_BEST], work[W_RIGHT], work[W_MISS], n_miss,
-                                     np.int64(-1), criterion, missing_mode, work[W_STATS:])
-    thr = np.nan  # (no value table: resolve_threshold reads the node's values)
-    if v1 > v0:
-        thr = midpoint(bin_hi[v0 + h_bins[best_t]], bin_lo[v0 + h_bins[best_t + 1]])
-    return True, NUMERIC, child, dec, info, h_bins[best_t], thr, np.int64(-1), rho
-
-
-@inner
-def _presorted_classes(h_bins, h_counts, h_n, n_h, nbf, bin_lo, bin_hi, v0, v1, known_n,
+def _presorted_numeric(h_bins, h_counts, h_n, n_h, nbf, bin_lo, bin_hi, v0, v1, known_n,
                        criterion, missing_mode, min_leaf_n, min_leaf_w, work):
-    """:func:`_presorted_squared_error` for Gini or entropy: the class weights of the
-    left branch in ``work[W_LEFT]``, each boundary scored with :func:`_add_row_and_score`'s
-    and :func:`_mass_impurity`'s arithmetic in their order (as the scalar two-class scan
-    does too), by indexing ``work`` and the scratch rather than slicing them."""
-    k_n = h_counts.shape[1]
+    """:func:`score_histogram`'s search of a numeric feature (``nbf`` bins) by squared
+    error, Gini or entropy (no random draw, no C4.5 branch rule, missing values not
+    learned) from a presorted histogram in the search's scratch: its first ``n_h`` rows,
+    ``known_n`` known samples, their totals in ``work[W_TOTAL]``; the feature's value
+    table ``bin_lo[v0:v1]`` / ``bin_hi[v0:v1]``. The scratch, the value table and
+    ``work`` are read in place by the same scan (:func:`_scan_known`) with the same sums
+    in the same order as :func:`best_split_numeric`'s: none of the slices and calls
+    between them."""
+    n_stats = h_counts.shape[1]
+    regression = is_regression(criterion)
     nk = n_h
     n_miss = np.int64(0)
     if n_h > 0 and h_bins[n_h - 1] == nbf:
         nk = n_h - 1
         n_miss = h_n[n_h - 1]
-        for k in range(k_n):
+        for k in range(n_stats):
             work[W_MISS, k] = h_counts[n_h - 1, k]
     else:
-        for k in range(k_n):
+        for k in range(n_stats):
             work[W_MISS, k] = 0.0
     rho = 1.0
-    if n_miss > 0:
+    if n_miss > 0:  # (stats_weight's sums, row by row)
         known_w = 0.0
         for b in range(nk):
-            row_w = 0.0
-            for k in range(k_n):
-                row_w += h_counts[b, k]
+            row_w = h_counts[b, 0]
+            if not regression:
+                row_w = 0.0
+                for k in range(n_stats):
+                    row_w += h_counts[b, k]
             known_w += row_w
-        miss_w = 0.0
-        for k in range(k_n):
-            miss_w += work[W_MISS, k]
+        miss_w = work[W_MISS, 0]
+        if not regression:
+            miss_w = 0.0
+            for k in range(n_stats):
+                miss_w += work[W_MISS, k]
         tot = known_w + miss_w
         rho = known_w / tot if tot > 0.0 else 0.0
     if nk < 2:
         return False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
-    min_w = at_least(min_leaf_w)
-    total_w = 0.0
-    for k in range(k_n):
-        total_w += work[W_TOTAL, k]
+    for k in range(n_stats):
         work[W_LEFT, k] = 0.0
-    left_w = 0.0
-    left_n = np.int64(0)
-    best_t = np.int64(-1)
-    best_child = np.inf
-    if k_n == 2:
-        # (_scan_two_classes' loop, in scalars: a loop over the classes of an array whose
-        # length numba does not know, or that scan called on rows of ``work``, was slower.)
-        t0 = work[W_TOTAL, 0]
-        t1 = work[W_TOTAL, 1]
-        l0 = 0.0
-        l1 = 0.0
-        for t in range(nk - 1):
-            c0 = h_counts[t, 0]
-            c1 = h_counts[t, 1]
-            left_n += h_n[t]
-            l0 += c0
-            l1 += c1
-            row_w = 0.0
-            row_w += c0
-            row_w += c1
-            left_w = left_w + row_w
-            right_w = total_w - left_w
-            if not _sizes_ok(left_n, known_n - left_n, left_w, right_w, min_leaf_n, min_w):
-                continue
-            child = (_two_class_mass(l0, l1, left_w, criterion)
-                     + _two_class_mass(t0 - l0, t1 - l1, right_w, criterion)) / total_w
-            if lower(child, best_child):
-                best_t, best_child = t, child
-                work[W_BEST, 0] = l0
-                work[W_BEST, 1] = l1
-    else:
-        for t in range(nk - 1):
-            left_n += h_n[t]
-            row_w = 0.0
-            for k in range(k_n):
-                work[W_LEFT, k] += h_counts[t, k]
-                row_w += h_counts[t, k]
-            left_w = left_w + row_w
-            right_w = total_w - left_w
-            if not _sizes_ok(left_n, known_n - left_n, left_w, right_w, min_leaf_n, min_w):
-                continue
-            acc_l = 0.0
-            for k in range(k_n):
-                acc_l += _class_term(work[W_LEFT, k], left_w, criterion)
-            acc_r = 0.0
-            for k in range(k_n):
-                acc_r += _class_term(work[W_TOTAL, k] - work[W_LEFT, k], right_w, criterion)
-            if criterion == GINI:
-                mass = max(left_w - acc_l / left_w, 0.0) + max(right_w - acc_r / right_w, 0.0)
-            else:
-                mass = acc_l / _LOG2 + acc_r / _LOG2
-            child = mass / total_w
-            if lower(child, best_child):
-                best_t, best_child = t, child
-                for k in range(k_n):
-                    work[W_BEST, k] = work[W_LEFT, k]
-    if best_t < 0:
+        work[W_BEST, k] = 0.0
+    t = _scan_known(h_counts, h_n, work, known_n, np.int64(0), criterion, min_leaf_n,
+                    at_least(min_leaf_w), 0, nk - 1)
+    if t < 0:
         return False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
-    for k in range(k_n):
+    for k in range(n_stats):
         work[W_RIGHT, k] = work[W_TOTAL, k] - work[W_BEST, k]
     child, dec, info = _final_scores(work[W_BEST], work[W_RIGHT], work[W_MISS], n_miss,
                                      np.int64(-1), criterion, missing_mode, work[W_STATS:])
     thr = np.nan  # (no value table: resolve_threshold reads the node's values)
     if v1 > v0:
-        thr = midpoint(bin_hi[v0 + h_bins[best_t]], bin_lo[v0 + h_bins[best_t + 1]])
-    return True, NUMERIC, child, dec, info, h_bins[best_t], thr, np.int64(-1), rho
+        thr = midpoint(bin_hi[v0 + h_bins[t]], bin_lo[v0 + h_bins[t + 1]])
+    return True, NUMERIC, child, dec, info, h_bins[t], thr, np.int64(-1), rho
 
 
 @kernel(inline="always")
@@ -1077,22 +966,13 @@ def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_
                 if n_h > 0 and h_bins[n_h - 1] == n_bins[f]:
                     known_n -= h_n[n_h - 1]
                 if (u < 0.0 and missing_mode != LEARNED and min_objects == 0.0
-                        and (is_cat is None or not is_cat[f])):
+                        and mass_scan(criterion) and (is_cat is None or not is_cat[f])):
                     # (the commonest searches of small nodes, in place)
-                    if criterion == SQUARED_ERROR:
-                        _store(i, _presorted_squared_error(
-                            h_bins, h_counts, h_n, n_h, n_bins[f], bin_lo, bin_hi,
-                            bin_offsets[f], bin_offsets[f + 1], known_n, criterion,
-                            missing_mode, min_leaf_n, min_leaf_w, work),
-                            found, kind, res, ints)
-                        continue
-                    if criterion == GINI or criterion == ENTROPY:
-                        _store(i, _presorted_classes(
-                            h_bins, h_counts, h_n, n_h, n_bins[f], bin_lo, bin_hi,
-                            bin_offsets[f], bin_offsets[f + 1], known_n, criterion,
-                            missing_mode, min_leaf_n, min_leaf_w, work),
-                            found, kind, res, ints)
-                        continue
+                    _store(i, _presorted_numeric(
+                        h_bins, h_counts, h_n, n_h, n_bins[f], bin_lo, bin_hi,
+                        bin_offsets[f], bin_offsets[f + 1], known_n, criterion,
+                        missing_mode, min_leaf_n, min_leaf_w, work), found, kind, res, ints)
+                    continue
                 bins, counts, n = h_bins[:n_h], h_counts[:n_h], h_n[:n_h]
             else:
                 bins, counts, n = sorted_histogram(codes[:, f], order, idx, wi, y, y2,
