@@ -35,7 +35,7 @@ from ._memory import check_fit_memory
 from ._params import resolve_counts, resolve_n_jobs
 from ._prepare import Schema
 from ._pruning import (choose_row, complexity_table, finish, node_stats, pessimistic,
-                       prune_at_alpha, prune_to_row, reduced_error)
+                       prune_at_alpha, prune_to_row, reduced_error, rng_of)
 from ._target import Target, is_regressor
 from ._threads import in_order
 from ._tree import TreeArrays
@@ -402,8 +402,8 @@ def hold_out(params, target, X_enc, y_enc, w):
     if not target.regression and np.bincount(y_enc).min() >= 2:
         strat = y_enc
     train, test = train_test_split(np.arange(n), test_size=params.validation_fraction,
-                                   random_state=check_random_state(params.random_state)
-                                   .randint(2**31), stratify=strat)
+                                   random_state=rng_of(params.random_state).randint(2**31),
+                                   stratify=strat)
     if train.size < 2 or test.size < 1:
         raise ValueError(f"validation_fraction={params.validation_fraction} leaves too "
                          f"few rows to train ({train.size}) or validate ({test.size}).")
@@ -477,7 +477,7 @@ def growth_seed(params, cfg, n_features):
     if draws_at_random(params, cfg.max_features, n_features):
         # Drawn only when growth draws (a RandomState is a noticeable part of a small
         # cross-validation fold's fit).
-        return int(check_random_state(params.random_state).randint(2**31))
+        return int(rng_of(params.random_state).randint(2**31))
     return None
 
 

@@ -889,3 +889,37 @@ def test_feature_names_are_an_array_of_their_own(dtype):
     names = est.feature_names_in_
     assert names.dtype == object and names.tolist() == ["a", "b"]
     assert names.flags.writeable and not np.shares_memory(names, X.columns.to_numpy())
+
+
+def test_folds_of_a_seed_are_its_own_whatever_was_dealt_before_and_on_any_thread():
+    """The folds' generator of an integer seed is reused, seeded afresh each time: the
+    folds of a seed are scikit-learn's for that seed after other seeds' folds were dealt,
+    on the same thread or on several at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from quercus import _pruning
+    codes = np.repeat([0, 1, 2], [20, 25, 15])
+    np.random.default_rng(1).shuffle(codes)
+
+    def theirs(seed, y):
+        return list(_pruning.default_folds(10, 60, y, seed).split(np.zeros(60), y))
+
+    want = {(seed, strat): theirs(seed, codes if strat else None)
+            for seed in (0, 5, 2**32 - 1) for strat in (False, True)}
+    jobs = list(want) * 20
+    np.random.default_rng(2).shuffle(jobs)
+
+    def ours(job):
+        seed, strat = job
+        return _pruning.default_splits(10, 60, codes if strat else None, seed)
+
+    for many in (False, True):
+        if many:
+            with ThreadPoolExecutor(4) as pool:
+                got = list(pool.map(ours, jobs))
+        else:
+            got = [ours(job) for job in jobs]
+        for job, folds in zip(jobs, got):
+            for (a_train, a_test), (b_train, b_test) in zip(folds, want[tuple(job)]):
+                np.testing.assert_array_equal(a_train, b_train)
+                np.testing.assert_array_equal(a_test, b_test)
