@@ -12,14 +12,12 @@ parameters (``criterion``, ``max_depth``, ...) are all this module reads of it.
 import numbers
 from contextlib import contextmanager
 from dataclasses import replace
-from functools import lru_cache
 from typing import NamedTuple
 
 import numba
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 
 from . import _prepare, _pruning
@@ -556,10 +554,9 @@ def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all,
 
 def fold_seed(random_state):
     """What the cross-validation folds are dealt with (``default_splits``' random_state):
-    a seed drawn from ``random_state`` (an int's drawn once per int: making a RandomState
-    costs more than a small fit's folds), or for None the global RandomState itself,
-    which the seed would have been drawn from (a fit without a seed is not repeatable
-    anyway).
+    a seed drawn from ``random_state`` (by :func:`~quercus._pruning.rng_of`), or for None
+    the global RandomState itself, which the seed would have been drawn from (a fit
+    without a seed is not repeatable anyway).
 
     Examples
     --------
@@ -570,14 +567,7 @@ def fold_seed(random_state):
     """
     if random_state is None:
         return np.random.mtrand._rand
-    if isinstance(random_state, numbers.Integral):
-        return _seed_of(int(random_state))
-    return check_random_state(random_state).randint(2**31)
-
-
-@lru_cache(maxsize=64)
-def _seed_of(random_state):
-    return int(np.random.RandomState(random_state).randint(2**31))
+    return int(rng_of(random_state).randint(2**31))
 
 
 # Parameter values whose deep copy (scikit-learn's clone of a parameter) is themselves.

@@ -175,10 +175,10 @@ def _info_with_missing(branch_stats, miss, criterion):
 
 
 @inner
-def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mode, min_leaf_n,
+def scan_ordered(counts, n, total_n, miss, n_miss, criterion, missing_mode, min_leaf_n,
                  min_leaf_w, lo_t, hi_t, work):
     """Best boundary of a cumulative scan over ``counts`` rows in their given order
-    (``total``, ``total_n``: their :func:`_totals`).
+    (``work[W_TOTAL]``, ``total_n``: their :func:`_totals`).
 
     Boundaries ``t`` in ``[lo_t, hi_t)`` put rows ``0..t`` left. Returns
     (best_t, miss_dir, best_left) with best_t = -1 when no boundary is valid, and
@@ -186,10 +186,11 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
     ``best_left`` is the known rows' stats left of the best boundary, copied from the scan
     when it finds a better one (the same sums in the same order, so the same bits, as
     summing the prefix again afterwards, without that second pass). ``work``: the
-    scratch of :func:`score_histogram` (its rows W_LEFT, W_BEST, W_RIGHT, W_LA, W_RA;
-    ``best_left`` is its row W_BEST).
+    scratch of :func:`score_histogram` (its rows W_TOTAL, W_LEFT, W_BEST, W_RIGHT, W_LA,
+    W_RA; ``best_left`` is its row W_BEST).
     """
     nb, n_stats = counts.shape
+    total = work[W_TOTAL]
     left = work[W_LEFT]
     best_left = work[W_BEST]
     for k in range(n_stats):
@@ -205,7 +206,6 @@ def scan_ordered(counts, n, total, total_n, miss, n_miss, criterion, missing_mod
         for k in range(n_stats):
             left[k] += counts[b, k]
     if not learned and mass_scan(criterion):
-        # (``total`` is ``work[W_TOTAL]``, as both callers hand it.)
         return _scan_known(counts, n, work, total_n, left_n, criterion, min_leaf_n,
                            min_leaf_w, lo_t, hi_t), -1, best_left
     right = work[W_RIGHT]
@@ -438,6 +438,14 @@ def _row_weight(counts, t):
 
 
 @kernel(inline="always")
+def _stats_weight_at(counts, t, criterion):
+    """:func:`stats_weight` of row ``t`` of ``counts``, read by index (no view of it)."""
+    if is_regression(criterion):
+        return counts[t, 0]
+    return _row_weight(counts, t)
+
+
+@kernel(inline="always")
 def _mass_impurity(left, w, total, sign, criterion):
     """``w`` times the impurity of the left branch (``sign`` 1) or of the right one,
     ``total - left`` (``sign`` -1), whose weight is ``w`` > 0: squared error, Gini or
@@ -504,8 +512,8 @@ def best_split_numeric(bins, counts, n, lo, hi, miss, n_miss, criterion, missing
     total_n = np.int64(known_n)
     if known_n < 0:
         total_n = _totals(counts, n, total)
-    t, d, left = scan_ordered(counts, n, total, total_n, miss, n_miss, criterion,
-                              missing_mode, min_leaf_n, min_leaf_w, lo_t, hi_t, work)
+    t, d, left = scan_ordered(counts, n, total_n, miss, n_miss, criterion, missing_mode,
+                              min_leaf_n, min_leaf_w, lo_t, hi_t, work)
     if t < 0:
         return none
     right = _difference(total, left, work[W_RIGHT])
@@ -650,7 +658,7 @@ def best_split_ordered(bins, counts, n, miss, n_miss, criterion, missing_mode, m
         hi_t = lo_t + 1
     total = work[W_TOTAL]
     total_n = _totals(sc, sn, total)
-    t, d, left = scan_ordered(sc, sn, total, total_n, miss, n_miss, criterion, missing_mode,
+    t, d, left = scan_ordered(sc, sn, total_n, miss, n_miss, criterion, missing_mode,
                               min_leaf_n, min_leaf_w, lo_t, hi_t, work)
     if t < 0:
         return none
@@ -692,7 +700,6 @@ def _presorted_numeric(h_bins, h_counts, h_n, n_h, nbf, bin_lo, bin_hi, v0, v1, 
     in the same order as :func:`best_split_numeric`'s: none of the slices and calls
     between them."""
     n_stats = h_counts.shape[1]
-    regression = is_regression(criterion)
     nk = n_h
     n_miss = np.int64(0)
     if n_h > 0 and h_bins[n_h - 1] == nbf:
@@ -704,21 +711,11 @@ def _presorted_numeric(h_bins, h_counts, h_n, n_h, nbf, bin_lo, bin_hi, v0, v1, 
         for k in range(n_stats):
             work[W_MISS, k] = 0.0
     rho = 1.0
-    if n_miss > 0:  # (stats_weight's sums, row by row)
+    if n_miss > 0:  # (score_histogram's sums, row by row)
         known_w = 0.0
         for b in range(nk):
-            row_w = h_counts[b, 0]
-            if not regression:
-                row_w = 0.0
-                for k in range(n_stats):
-                    row_w += h_counts[b, k]
-            known_w += row_w
-        miss_w = work[W_MISS, 0]
-        if not regression:
-            miss_w = 0.0
-            for k in range(n_stats):
-                miss_w += work[W_MISS, k]
-        tot = known_w + miss_w
+            known_w += _stats_weight_at(h_counts, b, criterion)
+        tot = known_w + _stats_weight_at(work, W_MISS, criterion)
         rho = known_w / tot if tot > 0.0 else 0.0
     if nk < 2:
         return False, NUMERIC, 0.0, -np.inf, 0.0, np.int64(-1), 0.0, np.int64(-1), rho
@@ -759,7 +756,7 @@ def score_histogram(bins, counts, n, binned, is_cat, f, n_stats, criterion, cat_
     known_w = 0.0
     if n_miss > 0 or min_objects > 0.0:
         for b in range(nk):
-            known_w += stats_weight(kc[b], criterion)
+            known_w += _stats_weight_at(kc, b, criterion)
     rho, min_w_bin = _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion,
                                                    min_leaf_w, min_objects)
     # ``is_cat is None`` (no categorical feature) is decided at compile time: numba prunes the
