@@ -209,7 +209,9 @@ class Kernel(CPUDispatcher):
             return super().__call__(*args, **kwargs)
 
 
-_OPTIONS = dict(cache=True, nogil=True, no_cfunc_wrapper=True)
+# (forceinline set, not left to numba: a function compiled inside a caller inherits the
+# caller's, so that everything below a ``hot`` helper would be forced inline too.)
+_OPTIONS = dict(cache=True, nogil=True, no_cfunc_wrapper=True, forceinline=False)
 
 
 def kernel(func=None, **options):
@@ -222,7 +224,7 @@ def kernel(func=None, **options):
     (True, 1.5)
     """
     def wrap(f):
-        dispatcher = njit(**_OPTIONS, **options)(f)
+        dispatcher = njit(**{**_OPTIONS, **options})(f)
         dispatcher.__class__ = Kernel
         dispatcher._cache = _KernelCache(f)
         return dispatcher
@@ -319,7 +321,7 @@ def _inner_compiler():
     return InnerCompiler
 
 
-inner = register_jitable(**_inner_options())
+inner = register_jitable(**_inner_options(), forceinline=False)
 inner.__doc__ = """``numba.extending.register_jitable`` without the C wrapper: ``@inner``.
 Compiled only into the kernels that call it, where it is optimised with them (not on its
 own as well: see :func:`_inner_compiler`).
@@ -333,6 +335,23 @@ Examples
 4.0
 >>> float(impurity(counts, GINI))  # a kernel calling it: compiled into it
 0.375
+"""
+hot = register_jitable(**_inner_options(), forceinline=True)
+hot.__doc__ = """``inner`` with numba's ``forceinline``: ``@hot``. LLVM inlines the helper
+into every caller, however big, before numba's pass that removes pairs of reference
+counts runs: an array argument is then counted neither on entry nor on exit. For the
+helpers called once per feature and node of a split search, and the search itself (a
+kernel can ask the same with ``@kernel(forceinline=True)``: ``all_surrogates``); each
+makes the kernels that call it take longer to compile. What the helper calls is not
+forced inline with it: every ``kernel`` and ``inner`` sets ``forceinline=False`` rather
+than inherit its caller's.
+
+Examples
+--------
+>>> import numba
+>>> from quercus._kernels.splits import search_at
+>>> isinstance(search_at, numba.core.dispatcher.Dispatcher)  # from Python: the function
+False
 """
 
 
@@ -382,4 +401,4 @@ def kernels():
 
 
 # The examples above are strings on objects that doctest does not collect by themselves.
-__test__ = {"inner": inner.__doc__}
+__test__ = {"inner": inner.__doc__, "hot": hot.__doc__}

@@ -6,7 +6,7 @@ samples, in ascending bin order, with their weighted class counts and sample cou
 
 import numpy as np
 
-from ._jit import inner, kernel
+from ._jit import hot, inner, kernel
 from .criteria import is_regression
 
 
@@ -232,7 +232,7 @@ def sorted_histogram(codes_f, order, idx, wi, y, y2, n_stats, criterion):
     return bins, counts, n
 
 
-@inner
+@hot
 def sorted_histogram_into(codes_f, order, idx, wi, y, y2, criterion, bins, counts, n,
                           keep=None, total=None, missing_code=-1):
     """:func:`sorted_histogram` written into the caller's scratch (``bins``, ``counts``,
@@ -279,7 +279,7 @@ def sorted_histogram_into(codes_f, order, idx, wi, y, y2, criterion, bins, count
     return j + 1
 
 
-@inner
+@hot
 def _sorted_sums_into(codes_f, order, idx, wi, y, y2, bins, counts, n, keep, total,
                       missing_code):
     """:func:`sorted_histogram_into` for regression sums (weight, w*y, w*y^2): a bin's
@@ -333,7 +333,7 @@ def _sorted_sums_into(codes_f, order, idx, wi, y, y2, bins, counts, n, keep, tot
     return j + 1
 
 
-@inner
+@hot
 def _sorted_pairs_into(codes_f, order, idx, wi, y, bins, counts, n, keep, total,
                        missing_code):
     """:func:`sorted_histogram_into` for two classes (``y`` 0 or 1: a two-class target,

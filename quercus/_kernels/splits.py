@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import inner, kernel
+from ._jit import hot, inner, kernel
 from .criteria import (ABSOLUTE_ERROR, ENTROPY, GINI, SQUARED_ERROR, is_regression, mass_scan,
                        needs_positive_mean, split_loss, split_scores, split_scores_into,
                        stats_weight)
@@ -127,7 +127,7 @@ def _split_missing_into(bins, counts, n, n_real_bins, miss):
     return nb, np.int64(0)
 
 
-@inner
+@hot
 def _final_scores(left, right, miss, n_miss, miss_dir, criterion, missing_mode, stats):
     """Decrease and split information of a two-way split, missing values included.
 
@@ -281,7 +281,7 @@ def _scan_known(counts, n, work, total_n, left_n, criterion, min_leaf_n, min_lea
     return best_t
 
 
-@inner
+@hot
 def _scan_two_classes(counts, n, work, total_n, left_n, criterion, min_leaf_n, min_leaf_w,
                       lo_t, hi_t):
     """:func:`_scan_known` for Gini or entropy on two classes: :func:`_add_row_and_score`'s
@@ -362,7 +362,7 @@ def _sizes_ok(left_n, right_n, left_w, right_w, min_leaf_n, min_leaf_w):
                 or right_w < min_leaf_w or left_w <= 0.0 or right_w <= 0.0)
 
 
-@inner
+@hot
 def _scan_squared_error(counts, n, work, total_n, left_n, min_leaf_n, min_leaf_w, lo_t,
                         hi_t):
     """:func:`_scan_known` for squared error (stats: weight, sum of w*y, sum of w*y^2):
@@ -688,7 +688,7 @@ def _known_share_and_least_weight(known_w, miss, n_miss, n_stats, criterion, min
     return rho, at_least(min_w_bin)
 
 
-@inner
+@hot
 def _presorted_numeric(h_bins, h_counts, h_n, n_h, nbf, bin_lo, bin_hi, v0, v1, known_n,
                        criterion, missing_mode, min_leaf_n, min_leaf_w, work):
     """:func:`score_histogram`'s search of a numeric feature (``nbf`` bins) by squared
@@ -875,7 +875,7 @@ def stream_numeric(codes_f, idx, wi, y, y2, nbf, lo, hi, n_stats, criterion, mis
     return True, True, NUMERIC, child, dec, info, best_code, thr, np.int64(-1), rho
 
 
-@inner
+@hot
 def search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_mode,
               missing_mode, min_leaf_n, min_leaf_w, uniforms, min_objects, hist, hist_n,
               hist_offsets, stream_bins, presorted, work, absolute, scratch=None):
@@ -1025,7 +1025,7 @@ def search_outputs(nf):
             np.full((nf, 2), -1, dtype=np.int64))
 
 
-@inner
+@hot
 def _store(i, r, found, kind, res, ints):
     """Store one feature's result ``r`` (as :func:`score_histogram` returns it) in row ``i``."""
     found[i] = r[0]

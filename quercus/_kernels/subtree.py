@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import inner, kernel
+from ._jit import hot, inner, kernel
 from .absolute import ae_category_order
 from .builder import (as_parent, first_surrogates, init_nodes, leaf_nodes, surrogate_table,
                       unsplit, with_room, with_surrogate_room, write_stats)
@@ -471,7 +471,7 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
             first_surrogates(surs, n_sur), sur_start, refused[:n_refused].copy())
 
 
-@inner
+@hot
 def _add_surrogates(binned, is_cat, features, f, idx, wi, branch, direction, max_surrogate,
                     surs, n_sur, xv, x_row_stride, x_col_stride, x_rows, presorted, scratch):
     """The node's surrogate splits of primary attribute ``f`` among ``features`` (every

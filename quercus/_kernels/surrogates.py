@@ -90,7 +90,7 @@ def surrogate_outputs(nf):
             np.full(nf, -1, dtype=np.int64), np.zeros(nf), np.zeros(nf, dtype=np.int8))
 
 
-@kernel
+@kernel(forceinline=True)
 def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presorted=None,
                    scratch=None):
     """:func:`best_surrogate` for every attribute in ``features`` but ``primary``, in one
