@@ -64,37 +64,47 @@ def test_an_inner_helper_is_optimised_in_its_callers_only():
     assert not calls.search(kernel.inspect_llvm(kernel.signatures[0]))  # inlined
 
 
+def _bulky(a, k):
+    """The body of the helpers below: too big for LLVM to inline at four call sites."""
+    out = np.empty(a.shape[0])
+    for i in range(a.shape[0]):
+        x = a[i] * k
+        if x > 2.0:
+            out[i] = np.sqrt(x) + np.log(x) * np.exp(-x) / (1.0 + x * x)
+        elif x > 0.0:
+            out[i] = np.tanh(x) * np.arctan(x) - np.expm1(x) * np.log1p(x * x)
+        elif x > -2.0:
+            out[i] = np.sinh(x) * np.arctan2(x, 3.0) - np.log10(-x) / (4.0 - x)
+        else:
+            out[i] = np.sqrt(-x) * np.cos(x) + np.sin(x) / (2.0 + x * x)
+    s = 0.0
+    for i in range(out.shape[0]):
+        s += out[i] * (i + 1)
+    return s
+
+
+def _named(func, name):
+    """A copy of ``func`` called ``name``: numba names the compiled code after it."""
+    code = func.__code__.replace(co_name=name, co_qualname=name)
+    return type(func)(code, func.__globals__, name)
+
+
+BULKY_ARGS = np.linspace(-2.95, 3.05, 7)
+
+
 def test_a_hot_helper_is_inlined_where_llvm_would_keep_an_inner_one_a_call():
     """``hot`` (``inner`` with ``forceinline``) puts the helper's code into each caller,
     so that numba's pruning of reference counts sees the arguments' counts in one
     function; the same helper as ``inner``, too big to inline four times, stays a call."""
-    def body(a, k):
-        out = np.empty(a.shape[0])
-        for i in range(a.shape[0]):
-            x = a[i] * k
-            if x > 2.0:
-                out[i] = np.sqrt(x) + np.log(x) * np.exp(-x) / (1.0 + x * x)
-            elif x > 0.0:
-                out[i] = np.tanh(x) * np.arctan(x) - np.expm1(x) * np.log1p(x * x)
-            elif x > -2.0:
-                out[i] = np.sinh(x) * np.arctan2(x, 3.0) - np.log10(-x) / (4.0 - x)
-            else:
-                out[i] = np.sqrt(-x) * np.cos(x) + np.sin(x) / (2.0 + x * x)
-        s = 0.0
-        for i in range(out.shape[0]):
-            s += out[i] * (i + 1)
-        return s
-
-    a = np.linspace(-2.95, 3.05, 7)
     found = {}
     for name, decorator in (("warm_inner", _jit.inner), ("warm_hot", _jit.hot)):
-        helper = decorator(type(body)(body.__code__.replace(co_name=name, co_qualname=name), globals(), name))
+        helper = decorator(_named(_bulky, name))
 
         def four(a):
             return (helper(a, 1.5) - helper(a, -0.5)) * helper(a, 0.25) + helper(a, -2.0)
 
         kernel = numba.njit(no_cfunc_wrapper=True)(four)
-        assert kernel(a) == pytest.approx(four(a))
+        assert kernel(BULKY_ARGS) == pytest.approx(four(BULKY_ARGS))
         found[name] = bool(re.search(r"call [^\n]*" + name,
                                      kernel.inspect_llvm(kernel.signatures[0])))
     assert found == {"warm_inner": True, "warm_hot": False}
@@ -105,32 +115,14 @@ def test_what_a_hot_helper_calls_is_not_forced_inline_with_it():
     its own: ``inner`` and ``kernel`` set False, so that a ``hot`` search does not force
     everything below it into every kernel that calls it (which made the test suite's
     compiles take about twice as long)."""
-    def body(a, k):
-        out = np.empty(a.shape[0])
-        for i in range(a.shape[0]):
-            x = a[i] * k
-            if x > 2.0:
-                out[i] = np.sqrt(x) + np.log(x) * np.exp(-x) / (1.0 + x * x)
-            elif x > 0.0:
-                out[i] = np.tanh(x) * np.arctan(x) - np.expm1(x) * np.log1p(x * x)
-            else:
-                out[i] = np.sinh(x) * np.arctan2(x, 3.0) - np.log10(1.0 - x) / (4.0 - x)
-        s = 0.0
-        for i in range(out.shape[0]):
-            s += out[i] * (i + 1)
-        return s
-
-    below = _jit.inner(type(body)(body.__code__.replace(co_name="below_hot",
-                                                          co_qualname="below_hot"),
-                                  globals(), "below_hot"))
+    below = _jit.inner(_named(_bulky, "below_hot"))
 
     @_jit.hot
     def above(a):
         return (below(a, 1.5) - below(a, -0.5)) * below(a, 0.25) + below(a, -2.0)
 
     kernel = numba.njit(no_cfunc_wrapper=True)(lambda a: above(a))
-    a = np.linspace(-2.95, 3.05, 7)
-    assert kernel(a) == pytest.approx(above(a))
+    assert kernel(BULKY_ARGS) == pytest.approx(above(BULKY_ARGS))
     module = kernel.inspect_llvm(kernel.signatures[0])
     assert not re.search(r"call [^\n]*above", module)  # the hot helper inlined
     assert re.search(r"call [^\n]*below_hot", module)  # its callee left to LLVM: a call
@@ -149,31 +141,13 @@ def test_an_inner_helpers_own_module_is_never_loaded_so_kernels_call_their_copie
     add = codegen.JITCPUCodegen._add_module
     monkeypatch.setattr(codegen.JITCPUCodegen, "_add_module",
                         lambda self, module: (loaded.append(module.name), add(self, module))[1])
-
-    @_jit.inner
-    def churned(a, k):
-        # (big enough, and called four times, for LLVM to keep it a function of its own)
-        out = np.empty(a.shape[0])
-        for i in range(a.shape[0]):
-            x = a[i] * k
-            if x > 2.0:
-                out[i] = np.sqrt(x) + np.log(x) * np.exp(-x) / (1.0 + x * x)
-            elif x > 0.0:
-                out[i] = np.tanh(x) * np.arctan(x) - np.expm1(x) * np.log1p(x * x)
-            elif x > -2.0:
-                out[i] = np.sinh(x) * np.arctan2(x, 3.0) - np.log10(-x) / (4.0 - x)
-            else:
-                out[i] = np.sqrt(-x) * np.cos(x) + np.sin(x) / (2.0 + x * x)
-        s = 0.0
-        for i in range(out.shape[0]):
-            s += out[i] * (i + 1)
-        return s
+    churned = _jit.inner(_named(_bulky, "churned"))
 
     def twice(a):
         return (churned(a, 1.5) - churned(a, -0.5)) * churned(a, 0.25) + churned(a, -2.0)
 
     kernel = numba.njit(no_cfunc_wrapper=True)(twice)
-    a = np.linspace(-2.95, 3.05, 7)
+    a = BULKY_ARGS
     assert np.isfinite(twice(a)) and kernel(a) == pytest.approx(twice(a))
     module = kernel.inspect_llvm(kernel.signatures[0])
     assert re.search(r"call [^\n]*churned", module), "LLVM inlined the helper: no call"
