@@ -321,7 +321,9 @@ def _inner_compiler():
     return InnerCompiler
 
 
-inner = register_jitable(**_inner_options(), forceinline=False)
+# (One pipeline for both decorators: each call of _inner_options makes and registers one.)
+_INNER_OPTIONS = _inner_options()
+inner = register_jitable(**_INNER_OPTIONS, forceinline=False)
 inner.__doc__ = """``numba.extending.register_jitable`` without the C wrapper: ``@inner``.
 Compiled only into the kernels that call it, where it is optimised with them (not on its
 own as well: see :func:`_inner_compiler`).
@@ -336,7 +338,7 @@ Examples
 >>> float(impurity(counts, GINI))  # a kernel calling it: compiled into it
 0.375
 """
-hot = register_jitable(**_inner_options(), forceinline=True)
+hot = register_jitable(**_INNER_OPTIONS, forceinline=True)
 hot.__doc__ = """``inner`` with numba's ``forceinline``: ``@hot``. LLVM inlines the helper
 into every caller, however big, before numba's pass that removes pairs of reference
 counts runs: an array argument is then counted neither on entry nor on exit. For the
