@@ -937,7 +937,7 @@ def test_small_folds_are_grown_and_scored_in_one_call_as_one_by_one(monkeypatch,
             if not batch or case == "continuous, missing values, a lone class":
                 assert roots == [1] * 11
             else:
-                assert roots == [1, 10] if n_jobs == 1 else [1, 5, 5]
+                assert roots == ([1, 10] if n_jobs == 1 else [1, 5, 5])
     for key, table in tables.items():
         pd.testing.assert_frame_equal(table, tables[False, 1], check_exact=True)
     assert len(tables[False, 1]) > 2
