@@ -145,6 +145,9 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
     n_bins = np.zeros(p, dtype=np.int64)
     for j in np.flatnonzero(is_cat):
         n_bins[j] = max(len(categories[j]), 1)
+    small = _small_exact(X_enc, is_cat, n_bins, max_bins)
+    if small is not None:
+        return small
     numeric = np.flatnonzero(~is_cat)
     # Codes start as narrow as the categories allow and widen (at most twice, copying the
     # columns coded so far) when a numeric column has more bins.
@@ -204,6 +207,76 @@ def _threads_for(n, n_numeric, max_bins, code_type):
 # slower than a sort per column.)
 AT_ONCE_MAX_ROWS = 1024
 AT_ONCE_MAX_CELLS = 200_000
+# Up to this many rows (and AT_ONCE_MAX_CELLS cells) a table is binned exactly by one kernel
+# call, :func:`_small_exact`, where the whole-matrix calls cost more.
+SMALL_EXACT_MAX_ROWS = 256
+
+
+def _small_exact(X_enc, is_cat, n_bins, max_bins):
+    """:func:`bin_features`' Bins of a small table whose every numeric column gets one bin
+    per distinct value, from one kernel call (:func:`_exact_bins`): the NumPy calls of
+    the other paths, a few microseconds each, were most of binning a table of a few
+    dozen rows. None when that does not apply: too many rows or cells, more rows than
+    ``max_bins``, or a -0.0 in a numeric column (its column's own sort decides which zero
+    its bin keeps). ``n_bins`` holds the categorical columns' counts; the numeric ones'
+    are written."""
+    n, p = X_enc.shape
+    if (n > SMALL_EXACT_MAX_ROWS or n * p > AT_ONCE_MAX_CELLS
+            or (max_bins is not None and n > max_bins)):
+        return None
+    codes, values, offsets, ok = _exact_bins(read_only(X_enc), is_cat, n_bins)
+    if not ok:
+        return None
+    codes = codes.astype(code_dtype(int(n_bins.max(initial=0))), order="F")
+    return Bins(codes, n_bins, values, values, offsets)
+
+
+@kernel
+def _exact_bins(X, is_cat, n_bins):
+    """(codes, values, offsets, ok) of exact bins: each numeric column's distinct known
+    values in order (its part of ``values``, from ``offsets[j]``, and its count written
+    into ``n_bins``) and every row's rank among them, a categorical column's codes as
+    they are; a missing value gets the code ``n_bins[j]``. ``codes``: int32, Fortran
+    order. Not ok (and the rest unfinished) when a numeric column holds a -0.0."""
+    n, p = X.shape
+    codes_t = np.empty((p, n), dtype=np.int32)  # (transposed: the codes in Fortran order)
+    values = np.empty(n * p)
+    offsets = np.zeros(p + 1, dtype=np.int64)
+    known = np.empty(n, dtype=np.int64)
+    col = np.empty(n)
+    k = 0
+    for j in range(p):
+        if is_cat[j]:
+            for i in range(n):
+                v = X[i, j]
+                codes_t[j, i] = n_bins[j] if np.isnan(v) else np.int64(v)
+            offsets[j + 1] = k
+            continue
+        m = 0
+        for i in range(n):
+            v = X[i, j]
+            if np.isnan(v):
+                continue
+            if v == 0.0 and np.signbit(v):
+                return codes_t.T, values, offsets, False
+            known[m] = i
+            col[m] = v
+            m += 1
+        order = np.argsort(col[:m])
+        n_distinct = 0
+        for r in range(m):
+            v = col[order[r]]
+            if n_distinct == 0 or v != values[k + n_distinct - 1]:
+                values[k + n_distinct] = v
+                n_distinct += 1
+            codes_t[j, known[order[r]]] = n_distinct - 1
+        n_bins[j] = n_distinct
+        for i in range(n):
+            if np.isnan(X[i, j]):
+                codes_t[j, i] = n_distinct
+        k += n_distinct
+        offsets[j + 1] = k
+    return codes_t.T, values[:k].copy(), offsets, True
 
 
 def _exact_at_once(X_enc, numeric, max_bins, n_bins, is_cat):

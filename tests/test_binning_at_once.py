@@ -1,11 +1,12 @@
 """A small table's numeric columns are binned by a few whole-matrix calls when every one of
-them gets exact bins: the bins are byte for byte the column-by-column path's, and the
-column path still bins what the shortcut cannot (more rows than ``max_bins``, a -0.0,
-too many rows)."""
+them gets exact bins, and a table of a few hundred rows by one kernel call: the bins are
+byte for byte the column-by-column path's, and the column path still bins what the
+shortcuts cannot (more rows than ``max_bins``, a -0.0, too many rows)."""
 
 import numpy as np
 import pytest
 
+import quercus
 import quercus._binning as binning
 from quercus._binning import bin_features
 
@@ -57,10 +58,36 @@ def test_small_table_binned_at_once_gives_the_column_path_s_bins(dtype, order, m
                                                                  max_bins, monkeypatch):
     X, is_cat, categories = table(n, n, dtype, order, missing)
     seen = []
+    monkeypatch.setattr(binning, "SMALL_EXACT_MAX_ROWS", 0)  # (not the kernel's path)
     monkeypatch.setattr(binning, "_column_bins",
                         lambda *a, _f=binning._column_bins: seen.append(1) or _f(*a))
     fast = bin_features(X, is_cat, categories, max_bins)
     assert not seen  # (binned at once)
+    monkeypatch.undo()
+    assert_same_bins(fast, column_path(monkeypatch, X, is_cat, categories, max_bins))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("n,max_bins", [(1, 255), (17, None), (140, 200), (256, None)])
+@pytest.mark.parametrize("columns", ["all", "numeric", "categorical"])
+@pytest.mark.parametrize("jit", ["compile", "interpret"])
+def test_small_table_binned_by_one_kernel_call_gives_the_column_path_s_bins(
+        dtype, order, missing, n, max_bins, columns, jit, monkeypatch):
+    X, is_cat, categories = table(n, n, dtype, order, missing)
+    keep = {"all": np.arange(7), "numeric": np.flatnonzero(~is_cat),
+            "categorical": np.flatnonzero(is_cat)}[columns]
+    X, is_cat = np.asarray(X[:, keep], order=order), is_cat[keep]
+    categories = [categories[j] for j in keep]
+    seen = []
+    for name in ("_exact_at_once", "_code_rows", "_column_bins"):
+        monkeypatch.setattr(binning, name,
+                            lambda *a, _f=getattr(binning, name): seen.append(1) or _f(*a))
+    with quercus.config_context(jit=jit):
+        fast = bin_features(X, is_cat, categories, max_bins)
+    assert not seen  # (one kernel call)
+    monkeypatch.undo()
     assert_same_bins(fast, column_path(monkeypatch, X, is_cat, categories, max_bins))
 
 
