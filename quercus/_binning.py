@@ -157,10 +157,7 @@ def bin_features(X_enc, is_categorical, categories, max_bins=None, lazy=False):
     track = np.zeros(p, dtype=np.bool_)
     edges = [np.zeros(0)] * p
     threads = _threads_for(n, numeric.size, max_bins, codes.dtype)
-    at_once = _exact_at_once(X_enc, numeric, max_bins, n_bins, is_cat)
-    if at_once is not None:
-        codes, values, lo_parts, offsets = at_once
-    elif threads > 1:
+    if threads > 1:
         values, lo_parts, offsets = _bin_on_threads(X_enc, numeric, max_bins, lazy, codes,
                                                     n_bins, track, edges, threads)
     else:
@@ -201,15 +198,12 @@ def _threads_for(n, n_numeric, max_bins, code_type):
     return min(numba.get_num_threads(), n_numeric)
 
 
-# A table of at most this many rows and numeric cells is binned by a few whole-matrix NumPy
-# calls when every numeric column gets exact bins: column by column, the calls per column
-# were most of binning a small table. (On longer columns one sort of the whole block is
-# slower than a sort per column.)
-AT_ONCE_MAX_ROWS = 1024
-AT_ONCE_MAX_CELLS = 200_000
-# Up to this many rows (and AT_ONCE_MAX_CELLS cells) a table is binned exactly by one kernel
-# call, :func:`_small_exact`, where the whole-matrix calls cost more.
-SMALL_EXACT_MAX_ROWS = 256
+# A table of at most this many rows and cells whose every numeric column gets exact bins is
+# binned by one kernel call (:func:`_small_exact`): column by column, and by whole-matrix
+# NumPy calls, the calls were most of binning a small table. (On longer columns the
+# column path's sorts are faster.)
+SMALL_EXACT_MAX_ROWS = 1024
+SMALL_EXACT_MAX_CELLS = 200_000
 
 
 def _small_exact(X_enc, is_cat, n_bins, max_bins):
@@ -221,12 +215,14 @@ def _small_exact(X_enc, is_cat, n_bins, max_bins):
     its bin keeps). ``n_bins`` holds the categorical columns' counts; the numeric ones'
     are written."""
     n, p = X_enc.shape
-    if (n > SMALL_EXACT_MAX_ROWS or n * p > AT_ONCE_MAX_CELLS
+    if (n > SMALL_EXACT_MAX_ROWS or n * p > SMALL_EXACT_MAX_CELLS
             or (max_bins is not None and n > max_bins)):
         return None
-    codes, values, offsets, ok = _exact_bins(read_only(X_enc), is_cat, n_bins)
+    counts = n_bins.copy()  # (written back once binned here)
+    codes, values, offsets, ok = _exact_bins(read_only(X_enc), is_cat, counts)
     if not ok:
         return None
+    n_bins[:] = counts
     codes = codes.astype(code_dtype(int(n_bins.max(initial=0))), order="F")
     return Bins(codes, n_bins, values, values, offsets)
 
@@ -277,42 +273,6 @@ def _exact_bins(X, is_cat, n_bins):
         k += n_distinct
         offsets[j + 1] = k
     return codes_t.T, values[:k].copy(), offsets, True
-
-
-def _exact_at_once(X_enc, numeric, max_bins, n_bins, is_cat):
-    """:func:`bin_features`' codes, value table and offsets (and ``n_bins`` written) when
-    every ``numeric`` column of a small ``X_enc`` gets one bin per distinct value, from
-    one sort of all of them; None otherwise (the column-by-column path then bins them):
-    too many rows or cells, more rows than ``max_bins`` (a column might need quantile
-    bins), or a -0.0 (which zero a bin keeps depends on the sort, so the column's own
-    sort decides it). (Rows below ``LAZY_MIN_VALUES``: every column keeps its table.)"""
-    n = X_enc.shape[0]
-    if (numeric.size == 0 or n > AT_ONCE_MAX_ROWS or n * numeric.size > AT_ONCE_MAX_CELLS
-            or (max_bins is not None and n > max_bins)):
-        return None
-    Xn = X_enc[:, numeric]
-    if np.signbit(Xn[Xn == 0]).any():
-        return None
-    order = np.argsort(Xn, axis=0)  # NaN last; ties in any order (the same codes)
-    column = np.arange(numeric.size)  # (indexing: NumPy's *_along_axis cost more here)
-    S = Xn[order, column]
-    known = ~np.isnan(S)
-    first = np.empty_like(known)  # the first of each distinct known value, in sort order
-    first[:1] = known[:1]
-    np.logical_and(S[1:] != S[:-1], known[1:], out=first[1:])
-    n_distinct = first.sum(axis=0)
-    ranks = np.where(known, np.cumsum(first, axis=0) - 1, n_distinct)  # (missing: last bin)
-    n_bins[numeric] = n_distinct
-    codes = np.empty((n, n_bins.size), dtype=code_dtype(int(n_bins.max(initial=0))),
-                     order="F")
-    coded = np.empty((n, numeric.size), dtype=codes.dtype)
-    coded[order, column] = ranks
-    codes[:, numeric] = coded
-    sizes = np.where(is_cat, 0, n_bins)
-    offsets = np.zeros(n_bins.size + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum(sizes)
-    values = np.ascontiguousarray(S.T[first.T], dtype=np.float64)  # each column's, in order
-    return codes, values, {}, offsets
 
 
 def _column_bins(col, max_bins, lazy, scratch):

@@ -1,7 +1,6 @@
-"""A small table's numeric columns are binned by a few whole-matrix calls when every one of
-them gets exact bins, and a table of a few hundred rows by one kernel call: the bins are
-byte for byte the column-by-column path's, and the column path still bins what the
-shortcuts cannot (more rows than ``max_bins``, a -0.0, too many rows)."""
+"""A small table whose every numeric column gets exact bins is binned by one kernel call:
+the bins are byte for byte the column-by-column path's, and the column path still bins
+what the kernel cannot (more rows than ``max_bins``, a -0.0, too many rows)."""
 
 import numpy as np
 import pytest
@@ -12,7 +11,7 @@ from quercus._binning import bin_features
 
 
 def column_path(monkeypatch, *args):
-    monkeypatch.setattr(binning, "AT_ONCE_MAX_CELLS", -1)
+    monkeypatch.setattr(binning, "SMALL_EXACT_MAX_CELLS", -1)
     bins = bin_features(*args)
     monkeypatch.undo()
     return bins
@@ -52,25 +51,8 @@ def table(seed, n, dtype, order, missing):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("missing", [False, True])
-@pytest.mark.parametrize("n,max_bins", [(1, 255), (17, None), (255, 255), (300, None),
-                                        (1024, None)])
-def test_small_table_binned_at_once_gives_the_column_path_s_bins(dtype, order, missing, n,
-                                                                 max_bins, monkeypatch):
-    X, is_cat, categories = table(n, n, dtype, order, missing)
-    seen = []
-    monkeypatch.setattr(binning, "SMALL_EXACT_MAX_ROWS", 0)  # (not the kernel's path)
-    monkeypatch.setattr(binning, "_column_bins",
-                        lambda *a, _f=binning._column_bins: seen.append(1) or _f(*a))
-    fast = bin_features(X, is_cat, categories, max_bins)
-    assert not seen  # (binned at once)
-    monkeypatch.undo()
-    assert_same_bins(fast, column_path(monkeypatch, X, is_cat, categories, max_bins))
-
-
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("order", ["C", "F"])
-@pytest.mark.parametrize("missing", [False, True])
-@pytest.mark.parametrize("n,max_bins", [(1, 255), (17, None), (140, 200), (256, None)])
+@pytest.mark.parametrize("n,max_bins", [(1, 255), (17, None), (140, 200), (255, 255),
+                                        (300, None), (1024, None)])
 @pytest.mark.parametrize("columns", ["all", "numeric", "categorical"])
 @pytest.mark.parametrize("jit", ["compile", "interpret"])
 def test_small_table_binned_by_one_kernel_call_gives_the_column_path_s_bins(
@@ -81,7 +63,7 @@ def test_small_table_binned_by_one_kernel_call_gives_the_column_path_s_bins(
     X, is_cat = np.asarray(X[:, keep], order=order), is_cat[keep]
     categories = [categories[j] for j in keep]
     seen = []
-    for name in ("_exact_at_once", "_code_rows", "_column_bins"):
+    for name in ("_code_rows", "_column_bins"):
         monkeypatch.setattr(binning, name,
                             lambda *a, _f=getattr(binning, name): seen.append(1) or _f(*a))
     with quercus.config_context(jit=jit):
@@ -98,9 +80,9 @@ def test_what_the_shortcut_cannot_bin_goes_column_by_column(case, monkeypatch):
     max_bins = None
     if case == "more rows than max_bins":
         max_bins = 100
-    elif case == "negative zero":
-        X[:5, 0] = -0.0
-        X[5:9, 0] = 0.0
+    elif case == "negative zero":  # (in the last column: the columns before it binned)
+        X[:5, 6] = -0.0
+        X[5:9, 6] = 0.0
     seen = []
     original = binning._column_bins
     monkeypatch.setattr(binning, "_column_bins", lambda *a: seen.append(1) or original(*a))
