@@ -200,8 +200,8 @@ def _threads_for(n, n_numeric, max_bins, code_type):
 
 # A table of at most this many rows and cells whose every numeric column gets exact bins is
 # binned by one kernel call (:func:`_small_exact`): column by column, and by whole-matrix
-# NumPy calls, the calls were most of binning a small table. (On longer columns the
-# column path's sorts are faster.)
+# NumPy calls, the calls were most of binning a small table. (Bigger tables keep the column
+# path, as they did when the whole-matrix calls had these limits.)
 SMALL_EXACT_MAX_ROWS = 1024
 SMALL_EXACT_MAX_CELLS = 200_000
 
