@@ -465,19 +465,26 @@ def default_splits(cv, n_rows, y_codes, random_state):
     if _stratified(k, y_codes):
         # Classes in order of first appearance; each class's rows are dealt to the folds
         # round robin over the rows sorted by class, then the fold labels of each class
-        # are shuffled (StratifiedKFold with shuffle=True).
-        _, first, inverse = np.unique(y_codes, return_index=True, return_inverse=True)
-        by_appearance = np.argsort(np.argsort(first, kind="stable"), kind="stable")
-        y_seen = by_appearance[inverse]
-        n_classes = first.size
-        ordered = np.sort(y_seen)
+        # are shuffled (StratifiedKFold with shuffle=True). (Every class 0 .. C - 1 is
+        # present: at least k times.)
+        appearance = list(dict.fromkeys(y_codes.tolist()))  # the classes, first seen first
+        rank = np.empty(len(appearance), dtype=np.int64)
+        rank[appearance] = np.arange(len(appearance))
+        # Each class's rows in row order, class after class in order of appearance, and
+        # where each class's run starts in that order (the rows sorted by class).
+        rows = np.argsort(rank[y_codes], kind="stable")
+        ends = np.cumsum(np.bincount(y_codes)[appearance]).tolist()
         fold_of = np.empty(n_rows, dtype=np.int64)
-        for c in range(n_classes):
-            # (the count of class c among ordered[i::k], for each fold i)
-            shares = np.bincount(np.flatnonzero(ordered == c) % k, minlength=k)
-            labels = np.arange(k).repeat(shares)
+        folds = np.arange(k)
+        start = 0
+        for end in ends:
+            # (how many of the sorted positions start .. end - 1 are i modulo k, for each
+            # fold i: the class's count among the sorted rows' i::k)
+            shares = [(end - i + k - 1) // k - (start - i + k - 1) // k for i in range(k)]
+            labels = folds.repeat(shares)
             rng.shuffle(labels)
-            fold_of[y_seen == c] = labels
+            fold_of[rows[start:end]] = labels
+            start = end
     else:
         # A shuffled order cut into k runs, the first n % k one row longer (KFold).
         order = np.arange(n_rows)
