@@ -80,6 +80,9 @@ STREAM_BYTES = 2 << 20
 # the threads' whole histograms would be a sizeable part of its peak; a big fit keeps
 # STREAM_BYTES, as narrower slices make it slower and no lighter.
 STREAM_MIN_BYTES = 256 << 10
+# Up to this many cells, whether any sample misses a feature is asked of the whole code
+# matrix at once (a boolean a cell), above it column by column.
+MISSING_AT_ONCE_CELLS = 1 << 16
 
 
 def stream_width(n_stats, n_rows):
@@ -261,9 +264,12 @@ class BinnedData:
     def has_missing(self):
         """Whether any sample misses any feature (codes ``n_bins[f]``)."""
         if not hasattr(self, "_has_missing"):
-            # Column by column: a whole-matrix comparison would hold n * p booleans.
-            self._has_missing = any(bool((self.codes[:, j] == self.n_bins[j]).any())
-                                    for j in range(self.codes.shape[1]))
+            if self.codes.size <= MISSING_AT_ONCE_CELLS:
+                # (one comparison: a call per column was most of it on a small table)
+                self._has_missing = bool((self.codes == self.n_bins).any())
+            else:  # column by column: a whole-matrix comparison holds n * p booleans
+                self._has_missing = any(bool((self.codes[:, j] == self.n_bins[j]).any())
+                                        for j in range(self.codes.shape[1]))
         return self._has_missing
 
     @property

@@ -726,14 +726,15 @@ def choose_row(table, rule):
     tree (rows are ordered from the full tree to the root). ``table``: the DataFrame, or
     its columns by name (arrays; pandas' column access is a noticeable part of a small
     fit)."""
-    x = np.asarray(table["xerror"])
-    best = x.min()
+    # (On Python floats: the table has a row a subtree, a few to a few dozen, and NumPy's
+    # calls on arrays this short cost more than the comparisons.)
+    x = np.asarray(table["xerror"]).tolist()
+    best = min(x)
+    last = max(i for i, v in enumerate(x) if v <= best + 1e-12)
     if rule == "min":
-        ok = np.flatnonzero(x <= best + 1e-12)
-    else:
-        i = int(np.flatnonzero(x <= best + 1e-12)[-1])
-        ok = np.flatnonzero(x <= best + np.asarray(table["xstd"])[i] + 1e-12)
-    return int(ok[-1])
+        return last
+    limit = best + float(np.asarray(table["xstd"])[last]) + 1e-12
+    return max(i for i, v in enumerate(x) if v <= limit)
 
 
 def choose_alpha(table, rule):
