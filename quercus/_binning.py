@@ -213,16 +213,17 @@ def _small_exact(X_enc, is_cat, n_bins, max_bins):
     dozen rows. None when that does not apply: too many rows or cells, more rows than
     ``max_bins``, or a -0.0 in a numeric column (its column's own sort decides which zero
     its bin keeps). ``n_bins`` holds the categorical columns' counts; the numeric ones'
-    are written."""
+    are written. (Every column keeps its value table: a lazy one needs more than
+    ``LAZY_MIN_VALUES`` values.)"""
     n, p = X_enc.shape
     if (n > SMALL_EXACT_MAX_ROWS or n * p > SMALL_EXACT_MAX_CELLS
             or (max_bins is not None and n > max_bins)):
         return None
-    counts = n_bins.copy()  # (written back once binned here)
-    codes, values, offsets, ok = _exact_bins(read_only(X_enc), is_cat, counts)
+    codes, values, offsets, ok = _exact_bins(read_only(X_enc), is_cat, n_bins)
     if not ok:
         return None
-    n_bins[:] = counts
+    numeric = ~is_cat
+    n_bins[numeric] = np.diff(offsets)[numeric]  # (a numeric column's values: its bins)
     codes = codes.astype(code_dtype(int(n_bins.max(initial=0))), order="F")
     return Bins(codes, n_bins, values, values, offsets)
 
@@ -230,10 +231,11 @@ def _small_exact(X_enc, is_cat, n_bins, max_bins):
 @kernel
 def _exact_bins(X, is_cat, n_bins):
     """(codes, values, offsets, ok) of exact bins: each numeric column's distinct known
-    values in order (its part of ``values``, from ``offsets[j]``, and its count written
-    into ``n_bins``) and every row's rank among them, a categorical column's codes as
-    they are; a missing value gets the code ``n_bins[j]``. ``codes``: int32, Fortran
-    order. Not ok (and the rest unfinished) when a numeric column holds a -0.0."""
+    values in order (its part of ``values``, ``offsets[j]`` to ``offsets[j + 1]``) and
+    every row's rank among them, a categorical column's codes as they are; a missing
+    value gets the code of the bin after the last (``n_bins[j]`` for a categorical
+    column, read only). ``codes``: int32, Fortran order. Not ok (and the rest
+    unfinished) when a numeric column holds a -0.0."""
     n, p = X.shape
     codes_t = np.empty((p, n), dtype=np.int32)  # (transposed: the codes in Fortran order)
     values = np.empty(n * p)
@@ -266,7 +268,6 @@ def _exact_bins(X, is_cat, n_bins):
                 values[k + n_distinct] = v
                 n_distinct += 1
             codes_t[j, known[order[r]]] = n_distinct - 1
-        n_bins[j] = n_distinct
         for i in range(n):
             if np.isnan(X[i, j]):
                 codes_t[j, i] = n_distinct

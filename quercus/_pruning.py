@@ -408,7 +408,7 @@ def default_folds(cv, n_rows, y_codes, random_state):
     """
     from sklearn.model_selection import KFold, StratifiedKFold
     k = min(int(cv), n_rows)
-    if _stratified(k, y_codes):
+    if _stratified_counts(k, y_codes) is not None:
         return StratifiedKFold(k, shuffle=True, random_state=random_state)
     return KFold(k, shuffle=True, random_state=random_state)
 
@@ -441,8 +441,13 @@ def rng_of(random_state):
     return check_random_state(random_state)
 
 
-def _stratified(k, y_codes):
-    return y_codes is not None and np.bincount(y_codes).min() >= k
+def _stratified_counts(k, y_codes):
+    """Each class's count when every class has at least ``k`` rows (the folds are then
+    stratified), else None."""
+    if y_codes is None:
+        return None
+    counts = np.bincount(y_codes)
+    return counts if counts.min() >= k else None
 
 
 def default_splits(cv, n_rows, y_codes, random_state):
@@ -462,7 +467,8 @@ def default_splits(cv, n_rows, y_codes, random_state):
     """
     k = min(int(cv), n_rows)
     rng = rng_of(random_state)
-    if _stratified(k, y_codes):
+    counts = _stratified_counts(k, y_codes)
+    if counts is not None:
         # Classes in order of first appearance; each class's rows are dealt to the folds
         # round robin over the rows sorted by class, then the fold labels of each class
         # are shuffled (StratifiedKFold with shuffle=True). (Every class 0 .. C - 1 is
@@ -473,7 +479,7 @@ def default_splits(cv, n_rows, y_codes, random_state):
         # Each class's rows in row order, class after class in order of appearance, and
         # where each class's run starts in that order (the rows sorted by class).
         rows = np.argsort(rank[y_codes], kind="stable")
-        ends = np.cumsum(np.bincount(y_codes)[appearance]).tolist()
+        ends = np.cumsum(counts[appearance]).tolist()
         fold_of = np.empty(n_rows, dtype=np.int64)
         folds = np.arange(k)
         start = 0
