@@ -9,6 +9,10 @@ estimator stores; the cost-complexity folds run :func:`fit_encoded` on their row
 parameters (``criterion``, ``max_depth``, ...) are all this module reads of it.
 """
 
+import copy
+import functools
+import inspect
+import itertools
 import numbers
 from contextlib import contextmanager
 from dataclasses import replace
@@ -20,7 +24,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 
-from . import _prepare, _pruning
+from . import _grower, _prepare, _pruning
 from ._binning import Bins, bin_features
 from ._fold_bins import FoldBins
 from ._grower import (MISSING_CODES, BinnedData, GrowConfig, Validation, grow, root_risk,
@@ -59,8 +63,12 @@ class FittedTree(NamedTuple):
 
 
 @contextmanager
-def numba_threads(n_jobs):
+def numba_threads(n_jobs, cells=None):
     """Run the kernels inside on ``n_jobs`` threads (numba's setting is per thread).
+    ``cells``: the fit's rows times columns; fewer than any step shares out to threads
+    (``_pruning.FOLD_THREADS_MIN_CELLS``, the smallest such size) leave the setting as it
+    is, since everything runs on one thread then (and working it out costs more than such
+    a fit's binning).
 
     Examples
     --------
@@ -68,7 +76,14 @@ def numba_threads(n_jobs):
     >>> with numba_threads(1):
     ...     numba.get_num_threads()
     1
+    >>> before = numba.get_num_threads()
+    >>> with numba_threads(1, cells=10):
+    ...     numba.get_num_threads() == before
+    True
     """
+    if cells is not None and cells < _pruning.FOLD_THREADS_MIN_CELLS:
+        yield
+        return
     old = numba.get_num_threads()
     new = resolve_n_jobs(n_jobs)
     if new == old:  # (setting it checks numba's thread pool each time: not for nothing)
@@ -216,7 +231,7 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
         target = replace(target, class_priority=_prepare.class_priority(y_enc,
                                                                         target.n_classes))
     counts = resolve_counts(params, n, p)
-    with numba_threads(params.n_jobs):  # (binning codes rows in parallel too)
+    with numba_threads(params.n_jobs, n * p):  # (binning codes rows in parallel too)
         cv_folds = cross_validates(params)
         fold_bins = None
         if bins is None and cv_folds and all_rows:
@@ -572,8 +587,17 @@ def fold_seed(random_state):
 
 # Parameter values whose deep copy (scikit-learn's clone of a parameter) is themselves.
 _ATOMS = frozenset({type(None), bool, int, float, str})
+# The module of quercus's estimator classes.
+_OWN_ESTIMATORS = __name__.rsplit(".", 1)[0] + "._estimators"
 # What scikit-learn's clone copies or keeps beyond the parameters.
 _CLONE_EXTRAS = ("_metadata_request", "_sklearn_output_config", "_skl_callbacks")
+
+
+@functools.cache
+def _init_order(cls):
+    """The names of ``cls.__init__``'s parameters, in order."""
+    return tuple(name for name in inspect.signature(cls.__init__).parameters
+                 if name != "self")
 
 
 def _params_copy(params, **changes):
@@ -599,6 +623,12 @@ def _params_copy(params, **changes):
         if type(value) not in _ATOMS:
             values[name] = clone(value, safe=False)
     values.update(changes)
+    if cls.__module__ == _OWN_ESTIMATORS:
+        # (quercus's own __init__ stores each argument, in its order, and does nothing
+        # else: not called)
+        fold = cls.__new__(cls)
+        vars(fold).update((name, values[name]) for name in _init_order(cls))
+        return fold
     return cls(**values)
 
 
@@ -685,6 +715,7 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
     fold_cfgs = {}  # (sizes, weight, floor) -> the folds' config: most folds share one
     # (Every fold's weights are positive when every row's is: not checked fold by fold.)
     all_positive = bool((w_user > 0).all())
+    unit_weights = all_positive and bool((w_user == 1.0).all())
     # The target of a fold with every class (its classes are the whole data's), made once.
     every_class = None if regression else Target(False, params.criterion, target.classes)
 
@@ -734,14 +765,15 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
                 and all_positive):
             return None
         trains = [train for train, _ in splits]
-        if any(t.size > min(EVERY_FOLD_MAX_ROWS, subtree_limit(t.size, regression))
-               for t in trains):
+        sizes = [t.size for t in trains]
+        # (A fold is too big for one call past a size: the biggest fold says.)
+        biggest = max(sizes)
+        if biggest > min(EVERY_FOLD_MAX_ROWS, subtree_limit(biggest, regression)):
             return None
         tests = [test for _, test in splits]
         n_folds = len(splits)
         # Every fold's training rows end to end, their weights beside them.
-        starts_all = np.zeros(n_folds + 1, dtype=np.int64)
-        np.cumsum([t.size for t in trains], out=starts_all[1:])
+        starts_all = _starts(sizes)
         idx_all = np.concatenate(trains)
         w_all = w_user[idx_all]
         if regression:
@@ -750,7 +782,7 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
             n_classes = target.n_classes
             # Every fold's weighted class counts from one bincount over (fold, class): each
             # count summed in row order, as a fold's own bincount sums it.
-            fold_of = np.repeat(np.arange(n_folds), np.diff(starts_all))
+            fold_of = np.repeat(np.arange(n_folds), sizes)
             counts = np.bincount(fold_of * n_classes + y_codes[idx_all], weights=w_all,
                                  minlength=n_folds * n_classes).reshape(n_folds, n_classes)
             # (A fold without every class among its training rows, of positive weights: its
@@ -760,8 +792,10 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
             y_all = y_codes
         data = (target if regression else every_class).binned_data(
             fold_bins, schema.is_categorical.copy(), y_all, w_user)
-        fold_cfg = replace(cfg, min_weight_leaf=0.0, risk_floor=floor)
-        layout = subtree_layout(data, fold_cfg)
+        fold_cfg = copy.copy(cfg)  # (dataclasses.replace checks every field: slower)
+        fold_cfg.min_weight_leaf, fold_cfg.risk_floor = 0.0, floor
+        # (No root of fewer than HIST_MIN_SAMPLES rows keeps dense histograms.)
+        layout = subtree_layout(data, fold_cfg, dense=biggest >= _grower.HIST_MIN_SAMPLES)
         p = data.codes.shape[1]
 
         def chunk(folds):
@@ -776,21 +810,25 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
                                   for t, w in zip(rows, w_f)])
             else:
                 stats = counts[folds.start:folds.stop]
-            # (A fold's weight summed as its own array sums it: the same values in order.)
-            total_w = np.array([float(w[s:e].sum()) for s, e in zip(starts[:-1], starts[1:])])
+            if unit_weights:  # (sums of ones, exact in any order: the fold's size)
+                total_w = np.array(sizes[folds.start:folds.stop], dtype=np.float64)
+            else:  # (a fold's weight summed as its own array sums it, in order)
+                total_w = np.array([float(w[s:e].sum())
+                                    for s, e in zip(starts[:-1], starts[1:])])
             nodes, slots, cat_map, cats, surs, sur_starts, _ = subtree_blocks(
                 data, fold_cfg, layout, idx, w, starts, stats,
                 np.zeros((len(folds), p), dtype=bool), np.zeros(len(folds), dtype=np.int64),
                 total_w)
             test = np.concatenate([tests[i] for i in folds])
-            x_start = np.zeros(len(folds) + 1, dtype=np.int64)
-            np.cumsum([tests[i].size for i in folds], out=x_start[1:])
+            x_start = _starts([tests[i].size for i in folds])
             held_out = values[test] if regression else y_codes[test].astype(np.float64)
             mean, m2 = table_moments(
                 nodes, slots, cat_map, cats, surs, sur_starts, data.y, idx,
                 starts, data.n_stats, regression, cfg.risk_loss, X_all[test], held_out,
                 w_err[test], x_start, thresholds)
-            return [(tests[i].size, mean[j], m2[j]) for j, i in enumerate(folds)]
+            # (As lists: merged on Python floats, see _pruning._merge_all.)
+            return [(tests[i].size, mean_j, m2_j)
+                    for i, mean_j, m2_j in zip(folds, mean.tolist(), m2.tolist())]
 
         threads = numba.get_num_threads()
         parts = min(threads, n_folds) if (
@@ -803,6 +841,17 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
 
     moments.every_fold = every_fold
     return moments
+
+
+def _starts(sizes):
+    """The offsets of blocks of ``sizes`` laid end to end: 0, then each block's end (int64).
+
+    Examples
+    --------
+    >>> _starts([3, 0, 2]).tolist()
+    [0, 3, 3, 5]
+    """
+    return np.array([0, *itertools.accumulate(sizes)], dtype=np.int64)
 
 
 def _fit_fold_bins(params, schema, bins, labels, w_user, floor):

@@ -693,7 +693,7 @@ MERGE_SCALARS_MAX = 16
 def _merge_all(moments, more):
     """``moments`` merged with each of ``more`` in turn (:func:`_merge_moments`), the same
     arithmetic in the same order, so the same bits; on Python floats when there are few
-    subtrees.
+    subtrees. A fold's means and m2 may be arrays or lists.
 
     Examples
     --------
@@ -717,7 +717,8 @@ def _merge_all(moments, more):
             continue
         n = n_a + n_b
         share, cross = n_b / n, n_a * n_b / n
-        mean_b, m2_b = mean_b.tolist(), m2_b.tolist()
+        if isinstance(mean_b, np.ndarray):  # (a fold scored in one call gives lists)
+            mean_b, m2_b = mean_b.tolist(), m2_b.tolist()
         for i in steps:
             delta = mean_b[i] - mean[i]
             mean[i] = mean[i] + delta * share

@@ -38,7 +38,7 @@ def test_binning_runs_on_the_threads_n_jobs_gives(monkeypatch):
     monkeypatch.setattr(_prepare, "fit_schema_and_bin", spy(_prepare.fit_schema_and_bin))
     monkeypatch.setattr(_fit, "bin_features", spy(_fit.bin_features))
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(300, 3))
+    X = rng.normal(size=(400, 3))  # (1,200 cells: at least _pruning.FOLD_THREADS_MIN_CELLS)
     y = (X[:, 0] > 0).astype(int)
     outer = numba.get_num_threads()
     for n_jobs in (1, 2):
@@ -47,3 +47,30 @@ def test_binning_runs_on_the_threads_n_jobs_gives(monkeypatch):
         C45Classifier(n_jobs=n_jobs).fit(X, y)
         assert seen == [min(n_jobs, numba.config.NUMBA_NUM_THREADS)] * 2
     assert numba.get_num_threads() == outer  # restored after the fit
+
+
+def test_a_fit_too_small_for_threads_leaves_the_setting_alone(monkeypatch):
+    """Below ``_pruning.FOLD_THREADS_MIN_CELLS`` cells every step of a fit runs on one
+    thread whatever ``n_jobs`` says, so the fit does not work the setting out (the
+    affinity mask and the thread-limit variables) or change it; the tree is the same."""
+    import numba
+    import numpy as np
+
+    from quercus import CARTClassifier, export_text
+    from quercus import _fit, _params, _pruning
+
+    calls = []
+    real = _params.resolve_n_jobs
+    monkeypatch.setattr(_fit, "resolve_n_jobs", lambda n: calls.append(n) or real(n))
+    rng = np.random.default_rng(1)
+    for rows, threaded in ((_pruning.FOLD_THREADS_MIN_CELLS // 4 - 1, False),
+                           (_pruning.FOLD_THREADS_MIN_CELLS // 4, True)):
+        X = rng.normal(size=(rows, 4))
+        y = (X[:, 0] + X[:, 1] > 0).astype(int)
+        calls.clear()
+        trees = [export_text(CARTClassifier(pruning="cost_complexity", n_jobs=n_jobs,
+                                            random_state=0).fit(X, y))
+                 for n_jobs in (1, 2)]
+        assert bool(calls) is threaded, rows
+        assert trees[0] == trees[1]
+    assert numba.get_num_threads() >= 1
