@@ -28,6 +28,8 @@ ID_LIKE_MIN_ROWS = 10
 # Up to this many labels of a NumPy string, boolean or integer type are coded by sorting
 # them (:func:`encode_target`); longer columns are hashed first.
 SORT_LABELS_MAX_ROWS = 10_000
+# Up to this many, such labels are coded on Python values (see encode_target).
+FEW_LABELS_MAX_ROWS = 64
 
 
 class DataWarning(UserWarning):
@@ -775,6 +777,8 @@ def _target_vector(y, n_samples):
     if y.shape[0] != n_samples:
         raise ValueError(f"X and y have inconsistent numbers of samples: X has {n_samples} "
                          f"rows, y has {y.shape[0]}.")
+    if y.dtype.kind in "biuU":  # (NumPy's fixed-width kinds cannot hold a missing value)
+        return y, None
     miss = np.flatnonzero(_missing_mask(y))
     return y, (int(miss[0]) if miss.size else None)
 
@@ -790,6 +794,16 @@ def encode_target(y, n_samples, priority=True):
         i = int(np.flatnonzero(~np.isfinite(y))[0])
         raise ValueError(f"Input y contains infinity ({float(y[i])!r}) at row {i}; class "
                          f"labels must be finite.")
+    if y.dtype.kind in "Ubiu" and y.shape[0] <= FEW_LABELS_MAX_ROWS:
+        # A handful of rows (the book's tables): sorted and looked up as Python values,
+        # which NumPy's sort and code compare alike (code points, numbers): the same
+        # classes and codes, without np.unique's fixed cost.
+        values = y.tolist()
+        distinct = sorted(set(values))
+        index = {v: i for i, v in enumerate(distinct)}
+        codes = np.array([index[v] for v in values], dtype=np.int32)
+        classes = np.array(distinct, dtype=y.dtype)
+        return classes, codes, class_priority(codes, len(classes)) if priority else None
     if y.dtype.kind in "Ubiu" and y.shape[0] <= SORT_LABELS_MAX_ROWS:
         # Fixed-width strings, booleans and integers are classes as they are, and a short
         # column of them is sorted faster than pandas hashes it: the same classes, sorted.
@@ -831,8 +845,22 @@ def encode_target(y, n_samples, priority=True):
 
 
 def class_priority(codes, n_classes):
-    """Rank of each class by its first appearance in ``codes`` (absent classes last)."""
+    """Rank of each class by its first appearance in ``codes`` (absent classes last).
+
+    Examples
+    --------
+    >>> class_priority(np.array([2, 0, 2]), 4).tolist()
+    [1, 2, 0, 3]
+    """
     n = codes.shape[0]
+    if n <= FEW_LABELS_MAX_ROWS:  # (on Python ints: NumPy's calls cost more than the walk)
+        seen = dict.fromkeys(codes.tolist())  # (in order of first appearance)
+        # (then the absent classes, in class order)
+        order = [*seen, *(c for c in range(n_classes) if c not in seen)]
+        priority = [0] * n_classes
+        for r, c in enumerate(order):
+            priority[c] = r
+        return np.array(priority, dtype=np.int64)
     first_seen = np.full(n_classes, n, dtype=np.int64)
     np.minimum.at(first_seen, codes, np.arange(n))
     return np.argsort(np.argsort(first_seen, kind="stable"), kind="stable").astype(np.int64)

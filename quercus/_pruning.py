@@ -138,6 +138,41 @@ def _report_row(node, feature, leaves_removed, before, after, reason):
             "error_after": float(after), "reason": reason}
 
 
+class _Walk:
+    """A tree being pruned, its structure read as Python lists (numpy's scalar reads
+    cost more than a walk node by node), kept in step with the tree's ``kind``."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.kind = tree.kind.tolist()
+        self.first = tree.first_child.tolist()
+        self.n_children = tree.n_children.tolist()
+
+    def leaves_below(self, node):
+        """:func:`subtree_leaves`' count."""
+        kind, first, n_children = self.kind, self.first, self.n_children
+        count, stack = 0, [node]
+        while stack:
+            n = stack.pop()
+            if kind[n] == LEAF:
+                count += 1
+            else:
+                stack.extend(range(first[n], first[n] + n_children[n]))
+        return count
+
+    def collapse(self, nodes, report, reason):
+        """Make each of ``nodes`` that is not a leaf yet one, with a report row each (as
+        :func:`_record` writes them) for ``reason``."""
+        tree = self.tree
+        for node in nodes:
+            if self.kind[node] != LEAF:
+                report.append(_report_row(node, tree.feature[node],
+                                          self.leaves_below(node) - 1, np.nan, np.nan,
+                                          reason))
+                make_leaf(tree, node)
+                self.kind[node] = LEAF
+
+
 def _record(tree, node, before, after, reason):
     return _report_row(node, tree.feature[node], len(subtree_leaves(tree, node)) - 1,
                        before, after, reason)
@@ -297,14 +332,12 @@ def prune_at_alpha(target, tree, alpha, loss="impurity", path=None, in_place=Fal
     pruned_tree = tree if in_place else copy_tree(tree)
     alphas, _, steps = path if path is not None else weakest_link_path(target, tree, loss)
     report = []
+    walk = None
     for a, nodes in zip(alphas[1:], steps[1:]):
         if a > alpha + 1e-12 * max(1.0, alpha):
             break
-        for node in nodes:
-            if pruned_tree.kind[node] != LEAF:
-                report.append(_record(pruned_tree, node, np.nan, np.nan,
-                                      f"weakest link: effective alpha {a:.6g} <= {alpha:.6g}"))
-                make_leaf(pruned_tree, node)
+        walk = walk or _Walk(pruned_tree)
+        walk.collapse(nodes, report, f"weakest link: effective alpha {a:.6g} <= {alpha:.6g}")
     return pruned_tree, report
 
 
@@ -769,11 +802,9 @@ def prune_to_row(target, tree, row, loss="impurity", path=None, in_place=False):
     pruned_tree = tree if in_place else copy_tree(tree)
     alphas, _, steps = path if path is not None else weakest_link_path(target, tree, loss)
     report = []
+    walk = None
     for a, nodes in zip(alphas[1:row + 1], steps[1:row + 1]):
-        for node in nodes:
-            if pruned_tree.kind[node] != LEAF:
-                report.append(_record(pruned_tree, node, np.nan, np.nan,
-                                      f"weakest link (effective alpha {a:.6g}), subtree "
-                                      f"{row} of the sequence chosen by cross-validation"))
-                make_leaf(pruned_tree, node)
+        walk = walk or _Walk(pruned_tree)
+        walk.collapse(nodes, report, f"weakest link (effective alpha {a:.6g}), subtree "
+                                     f"{row} of the sequence chosen by cross-validation")
     return pruned_tree, report

@@ -870,6 +870,35 @@ def test_short_labels_are_coded_by_sorting_as_by_hashing(monkeypatch, y):
         assert a.dtype == b.dtype and a.tolist() == b.tolist()
 
 
+def _few_labels():
+    rng = np.random.default_rng(7)
+    words = np.array(["是", "否", "b ", "b", "A", "a", "z", "中"])
+    out = []
+    for n in (1, 2, 5, 17, 64):
+        codes = rng.integers(0, 6, size=n)
+        out += [words[codes], (codes - 3).astype(np.int8), codes.astype(np.uint64) * 10**12,
+                codes % 2 == 1]
+    return out
+
+
+@pytest.mark.parametrize("y", _few_labels())
+def test_few_labels_are_coded_on_python_values_as_by_numpy(monkeypatch, y):
+    """Up to FEW_LABELS_MAX_ROWS labels are coded and ranked on Python values: the same
+    classes (dtype included), codes and first-appearance ranks as NumPy's way."""
+    few = _prepare.encode_target(y, len(y))
+    monkeypatch.setattr(_prepare, "FEW_LABELS_MAX_ROWS", -1)
+    numpy_way = _prepare.encode_target(y, len(y))
+    for a, b in zip(few, numpy_way):
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()
+    for extra in (0, 2):  # (classes absent from the rows rank last, in class order)
+        n_classes = len(few[0]) + extra
+        monkeypatch.setattr(_prepare, "FEW_LABELS_MAX_ROWS", 64)
+        ours = _prepare.class_priority(few[1], n_classes)
+        monkeypatch.setattr(_prepare, "FEW_LABELS_MAX_ROWS", -1)
+        theirs = _prepare.class_priority(few[1], n_classes)
+        assert ours.dtype == theirs.dtype and ours.tolist() == theirs.tolist()
+
+
 def test_frame_dtypes_are_the_columns_dtypes_in_order():
     X = pd.DataFrame({"a": [1.5, 2.0], "b": [1, 2], "c": pd.Categorical(["x", "y"]),
                       "d": ["u", "v"], "e": np.array([1, 2], dtype=np.float32),

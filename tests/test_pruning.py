@@ -1919,3 +1919,54 @@ def test_cp_table_and_alpha_belong_to_the_last_fit_and_the_table_is_made_once():
     again = est.set_params(pruning="cost_complexity").fit(X, y).cp_table_
     assert again is not table
     pd.testing.assert_frame_equal(again, table, check_exact=True)
+
+
+def _naive_weakest_link_report(tree, steps, reason):
+    """The report rows of collapsing ``steps`` (lists of nodes) in turn, each node's
+    ``leaves_removed`` counted on the tree as it then is, by a walk of numpy reads."""
+    kind = tree.kind.copy()
+    rows = []
+    for nodes in steps:
+        for node in nodes:
+            if kind[node] == LEAF:
+                continue
+            leaves, stack = 0, [node]
+            while stack:
+                n = stack.pop()
+                if kind[n] == LEAF:
+                    leaves += 1
+                else:
+                    stack.extend(range(tree.first_child[n],
+                                       tree.first_child[n] + tree.n_children[n]))
+            rows.append((node, int(tree.feature[node]), leaves - 1, reason(nodes)))
+            kind[node] = LEAF
+    return rows, kind
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weakest_link_reports_count_each_collapse_s_own_leaves(seed):
+    """prune_to_row and prune_at_alpha write a row for each node they collapse, its
+    leaves_removed the leaves below it then (those of nodes collapsed before it not
+    counted again), as a walk of the tree node by node counts them."""
+    from quercus import _pruning
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=120) > 0).astype(int) + (X[:, 1] > 1)
+    est = CARTClassifier(random_state=seed).fit(X, y)
+    target = Target.of(est)
+    alphas, _, steps = weakest_link_path(target, est.tree_)
+    assert len(steps) > 3
+    for row in (1, len(steps) // 2, len(steps) - 1):
+        pruned, report = _pruning.prune_to_row(target, est.tree_, row)
+        expected, kind = _naive_weakest_link_report(est.tree_, steps[1:row + 1],
+                                                    lambda nodes: None)
+        assert [(r["node"], r["feature"], r["leaves_removed"]) for r in report] == \
+            [e[:3] for e in expected]
+        assert pruned.kind.tolist() == kind.tolist()
+        alpha = float(alphas[row])
+        cut, at_alpha = _pruning.prune_at_alpha(target, est.tree_, alpha)
+        assert [(r["node"], r["leaves_removed"]) for r in at_alpha] == \
+            [(r["node"], r["leaves_removed"]) for r in report]
+        assert cut.kind.tolist() == kind.tolist()
+        assert sum(r["leaves_removed"] for r in report) == \
+            est.tree_.n_leaves - _pruning.compact(pruned)[0].n_leaves  # (reachable ones)
