@@ -18,6 +18,7 @@ import numpy as np
 from scipy.stats import norm
 
 from ._kernels.complexity import collapse_alphas, held_out_moments, weakest_links
+from ._kernels.criteria import ENTROPY, impurity
 from ._kernels.pessimistic import added_errors_z, collapse_no_better, prune_pessimistic
 from ._kernels.predict import accumulate_node_stats, path_lengths_and_nodes, predict_tree
 from ._kernels.schema import FRACTIONAL, LEAF
@@ -53,12 +54,14 @@ def compact(tree):
     fields = {name: getattr(tree, name)[old] for name in _FIELDS}  # (copies)
     fields["first_child"] = np.asarray(new_first, dtype=np.int64)
     fields["depth"] = np.asarray(depth, dtype=np.int64)
-    leaf = fields["kind"] == LEAF
-    fields["n_children"][leaf] = 0
-    fields["feature"][leaf] = -1
-    fields["threshold"][leaf] = 0.0
-    fields["category"][leaf] = -1
-    fields["sur_count"][leaf] = 0
+    # The leaves that were split (pruned nodes) lose their split's fields.
+    cut = [i for i, node in enumerate(order) if kind[node] == LEAF and n_children[node]]
+    if cut:
+        fields["n_children"][cut] = 0
+        fields["feature"][cut] = -1
+        fields["threshold"][cut] = 0.0
+        fields["category"][cut] = -1
+        fields["sur_count"][cut] = 0
     flat = {k: getattr(tree, k).copy() for k in _FLAT}
     return TreeArrays(**fields, **flat), old
 
@@ -279,7 +282,6 @@ def node_risk(target, tree, loss):
     """R(t) of every node as its share of the root's weight times its loss:
     "impurity" (scikit-learn: the criterion's impurity), "error" (rpart: misclassified
     weight or squared error), "entropy" (the seeds' N_t H_t, entropy in bits)."""
-    from ._kernels.criteria import ENTROPY, impurity
     w_root = tree.weighted_n_node_samples[0]
     if loss == "impurity":
         return tree.impurity * tree.weighted_n_node_samples / w_root

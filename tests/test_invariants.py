@@ -19,8 +19,9 @@ def check_invariants(est, X):
     assert t.kind[0] != LEAF or n == 1
     parent_count = np.zeros(n, dtype=int)
     for i in range(n):
-        if t.kind[i] == LEAF:
+        if t.kind[i] == LEAF:  # (a pruned split's fields too: a leaf's)
             assert t.n_children[i] == 0 and t.feature[i] == -1
+            assert t.threshold[i] == 0.0 and t.category[i] == -1 and t.sur_count[i] == 0
             continue
         kids = np.arange(t.first_child[i], t.first_child[i] + t.n_children[i])
         assert kids.min() > i and kids.max() < n, "children come after their parent"
@@ -62,6 +63,23 @@ def test_invariants_hold_after_fit(cls, seed):
     est = cls().fit(X, y)
     check_invariants(est, X)
     assert est.score(X, y) > 0.5
+
+
+@pytest.mark.parametrize("params", [dict(pruning="cost_complexity"), dict(ccp_alpha=0.02),
+                                    dict(pruning="reduced_error")])
+@pytest.mark.parametrize("seed", range(3))
+def test_invariants_hold_after_pruning(params, seed):
+    X, y = random_frame(seed, n=160)
+    for col, step in (("a", 5), ("c", 3)):  # (missing values: splits keep surrogates)
+        X.loc[X.index[seed::step], col] = np.nan
+    X, y, X_va, y_va = X[:120], y[:120], X[120:], y[120:]  # (reduced error's own rows)
+    eval_set = (X_va, y_va) if params.get("pruning") == "reduced_error" else None
+    est = CARTClassifier(**params, random_state=0).fit(X, y, eval_set=eval_set)
+    full = CARTClassifier(random_state=0).fit(X, y)
+    if "ccp_alpha" in params or params["pruning"] == "cost_complexity":
+        assert est.tree_.node_count < full.tree_.node_count  # (something was pruned)
+    assert (full.tree_.sur_count > 0).any()
+    check_invariants(est, X)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
