@@ -121,13 +121,21 @@ def weakest_links(risk, kind, first_child, n_children):
             act[n_active] = v
             n_active += 1
     n_act = n_active
-    alphas = [0.0]
-    risks = [leaf_sum[0] if active[0] else risk[0]]
-    n_int = [n_active]
-    n_lv = [n_leaves[0] if active[0] else 1]
-    step_ptr = [0, 0]
-    step_nodes = [np.int64(0)]
-    step_nodes.pop()
+    # (Arrays made once, not lists grown step by step: each step collapses at least one
+    # of the n_active internal nodes, each of them at most once.)
+    alphas = np.empty(n_active + 1)
+    risks = np.empty(n_active + 1)
+    n_int = np.empty(n_active + 1, dtype=np.int64)
+    n_lv = np.empty(n_active + 1, dtype=np.int64)
+    step_ptr = np.zeros(n_active + 2, dtype=np.int64)
+    step_nodes = np.empty(n_active, dtype=np.int64)
+    stack = np.empty(n, dtype=np.int64)
+    alphas[0] = 0.0
+    risks[0] = leaf_sum[0] if active[0] else risk[0]
+    n_int[0] = n_active
+    n_lv[0] = n_leaves[0] if active[0] else 1
+    n_steps = 1
+    n_nodes = 0
     in_step = np.zeros(n, dtype=np.bool_)
     while active[0]:
         best = np.inf
@@ -137,7 +145,7 @@ def weakest_links(risk, kind, first_child, n_children):
         tol = best + 1e-12 * max(1.0, abs(best))
         for i in range(n_act):
             in_step[act[i]] = g[act[i]] <= tol
-        first_new = len(step_nodes)
+        first_new = n_nodes
         for i in range(n_act):
             v = act[i]
             if not in_step[v]:
@@ -150,18 +158,22 @@ def weakest_links(risk, kind, first_child, n_children):
                     break
                 a = parent[a]
             if not covered:
-                step_nodes.append(v)
-        for s in range(first_new, len(step_nodes)):
+                step_nodes[n_nodes] = v
+                n_nodes += 1
+        for s in range(first_new, n_nodes):
             v = step_nodes[s]
-            stack = [v]
-            while len(stack) > 0:
-                d = stack.pop()
+            stack[0] = v
+            top = 1
+            while top > 0:
+                top -= 1
+                d = stack[top]
                 if active[d]:
                     active[d] = False
                     g[d] = np.inf
                     n_active -= 1
                     for c in range(n_children[d]):
-                        stack.append(first_child[d] + c)
+                        stack[top] = first_child[d] + c
+                        top += 1
             d_risk = leaf_sum[v] - risk[v]
             d_leaves = n_leaves[v] - 1
             a = parent[v]
@@ -171,7 +183,7 @@ def weakest_links(risk, kind, first_child, n_children):
                 a = parent[a]
             leaf_sum[v] = risk[v]
             n_leaves[v] = 1
-        for s in range(first_new, len(step_nodes)):
+        for s in range(first_new, n_nodes):
             a = parent[step_nodes[s]]
             while a >= 0:
                 if active[a]:
@@ -184,16 +196,14 @@ def weakest_links(risk, kind, first_child, n_children):
                 act[kept] = act[i]
                 kept += 1
         n_act = kept
-        alphas.append(max(best, 0.0))
-        risks.append(leaf_sum[0] if active[0] else risk[0])
-        n_int.append(n_active)
-        n_lv.append(n_leaves[0] if active[0] else 1)
-        step_ptr.append(len(step_nodes))
-    out_nodes = np.empty(len(step_nodes), dtype=np.int64)
-    for s in range(len(step_nodes)):
-        out_nodes[s] = step_nodes[s]
-    return (np.array(alphas), np.array(risks), np.array(n_int, dtype=np.int64),
-            np.array(n_lv, dtype=np.int64), np.array(step_ptr, dtype=np.int64), out_nodes)
+        alphas[n_steps] = max(best, 0.0)
+        risks[n_steps] = leaf_sum[0] if active[0] else risk[0]
+        n_int[n_steps] = n_active
+        n_lv[n_steps] = n_leaves[0] if active[0] else 1
+        n_steps += 1
+        step_ptr[n_steps] = n_nodes
+    return (alphas[:n_steps], risks[:n_steps], n_int[:n_steps], n_lv[:n_steps],
+            step_ptr[:n_steps + 1], step_nodes[:n_nodes])
 
 
 @inner
@@ -201,7 +211,7 @@ def _g(risk, leaf_sum, n_leaves, v):
     return (risk[v] - leaf_sum[v]) / max(n_leaves[v] - 1, 1)
 
 
-@kernel
+@kernel(forceinline=True)
 def held_out_moments(risk, t, X, max_len, thresholds, node_label, node_value, target, w,
                      regression):
     """The held-out loss's moments in each subtree of the weakest-link sequence of the tree

@@ -15,7 +15,7 @@ compile it again for each of its variants: benchmarks/results/design_choices.md.
 
 import numpy as np
 
-from ._jit import inner, kernel
+from ._jit import hot, inner, kernel
 from .complexity import RISK_ERROR, held_out_moments
 from .schema import Routing
 
@@ -91,7 +91,7 @@ def table_moments(nodes, slot_start, cat_map, cat_start, surs, sur_start, y, y_r
     return mean, m2
 
 
-@inner
+@hot
 def _tree_moments(nodes, a, b, cat_map, surs, s0, s1, y, y_rows, n_stats, regression,
                   risk_loss, X, target, w, thresholds):
     """:func:`table_moments` of one fold (its block: slots ``a .. b - 1`` of ``nodes``,

@@ -569,12 +569,15 @@ def stop_node_moments(indptr, indices, collapse, thresholds, node_label, node_va
     m2 = np.zeros(k)
     if n == 0:
         return mean, m2
+    longest = 0
+    for i in range(n):
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    rec = np.empty(longest, dtype=np.int64)  # (one row's at a time)
     for second in range(2):
         for i in range(n):
             s, e = indptr[i], indptr[i + 1]
             # The path's record lows of collapse: a row stops at the first record at or
             # below the threshold, which moves up the path as the threshold grows.
-            rec = np.empty(e - s, dtype=np.int64)
             n_rec = 0
             low = np.inf
             for j in range(s, e):
