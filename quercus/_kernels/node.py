@@ -15,7 +15,7 @@ from .absolute import ae_node
 from .complexity import collapses_at_floor, weighted_risk
 from .criteria import ABSOLUTE_ERROR, impurity
 from .histograms import _accumulate, feature_histogram
-from .partition import route
+from .partition import route_into
 from .schema import CAT_SUBSET, LEARNED, MULTIWAY
 from .splits import _split_missing, at_least, category_order
 
@@ -248,8 +248,23 @@ def branches(codes_f, nbf, k, split_bin, cat_map, idx, wi, missing_mode, miss_di
     majority, written into ``cat_map``.
     """
     n_children = nbf if k == MULTIWAY else 2
-    branch = route(codes_f, idx, k, split_bin, cat_map, nbf)
-    known_w = np.zeros(n_children)
+    return branches_into(codes_f, nbf, k, split_bin, cat_map, idx, wi, missing_mode,
+                         miss_dir, np.empty(idx.shape[0], dtype=np.int32),
+                         np.empty(n_children))
+
+
+@inner
+def branches_into(codes_f, nbf, k, split_bin, cat_map, idx, wi, missing_mode, miss_dir,
+                  branch_buf, known_buf):
+    """:func:`branches` written into the caller's scratch: ``branch_buf`` (int32, at
+    least a slot per sample) and ``known_buf`` (at least a slot per child); the branch
+    and known weights it returns are views of them."""
+    n_children = nbf if k == MULTIWAY else 2
+    branch = route_into(codes_f, idx, k, split_bin, cat_map, nbf,
+                        branch_buf[:idx.shape[0]])
+    known_w = known_buf[:n_children]
+    for c in range(n_children):
+        known_w[c] = 0.0
     any_missing = False
     for i in range(idx.shape[0]):
         if branch[i] >= 0:
@@ -277,7 +292,22 @@ def collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats, r
     whose children's risk is not in their stats."""
     if risk_floor <= 0.0 or criterion == ABSOLUTE_ERROR:
         return False
-    child_stats = np.zeros((n_children, n_stats))
+    return collapses_into(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
+                          regression, criterion, stat_crit, risk_loss, risk_floor,
+                          np.empty((n_children, n_stats)))
+
+
+@inner
+def collapses_into(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
+                   regression, criterion, stat_crit, risk_loss, risk_floor, stats_buf):
+    """:func:`collapses` with the children's stats summed in the caller's scratch
+    ``stats_buf`` (at least ``n_children`` rows of ``n_stats``)."""
+    if risk_floor <= 0.0 or criterion == ABSOLUTE_ERROR:
+        return False
+    child_stats = stats_buf[:n_children]
+    for c in range(n_children):
+        for k in range(n_stats):
+            child_stats[c, k] = 0.0
     for i in range(idx.shape[0]):
         if branch[i] >= 0:
             _accumulate(child_stats, branch[i], y[idx[i]], y2[idx[i]], wi[i], stat_crit)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._jit import kernel
+from ._jit import inner, kernel
 from .criteria import is_regression
 from .schema import CAT_BINARY, CAT_SUBSET, NUMERIC
 
@@ -14,8 +14,15 @@ def route(codes_f, idx, kind, split_bin, cat_map, n_real_bins):
     ``cat_map`` maps a category code to its child for ordered subset splits. (int32: 4
     bytes a row less at the root of a big fit; a split has fewer than 2**31 children.)
     """
+    return route_into(codes_f, idx, kind, split_bin, cat_map, n_real_bins,
+                      np.empty(idx.shape[0], dtype=np.int32))
+
+
+@inner
+def route_into(codes_f, idx, kind, split_bin, cat_map, n_real_bins, branch):
+    """:func:`route` written into ``branch`` (int32, a slot per sample of ``idx``), which
+    it returns."""
     m = idx.shape[0]
-    branch = np.empty(m, dtype=np.int32)
     for i in range(m):
         c = codes_f[idx[i]]
         if c == n_real_bins:

@@ -27,7 +27,8 @@ from .builder import (as_parent, first_surrogates, init_nodes, leaf_nodes, surro
 from .criteria import GINI, SQUARED_ERROR
 from .draws import child_key, node_draws
 from .histograms import build_histograms, dense_pass, sorted_positions, subtract_histograms
-from .node import branches, collapses, histogram_plan, settle, settle_value, subset_map
+from .node import (branches_into, collapses_into, histogram_plan, settle, settle_value,
+                   subset_map)
 from .prepruning import validation_test
 from .selection import choose_split
 from .split_step import apply_split
@@ -166,12 +167,12 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
     # The surrogate search's attributes, made once.
     sur_features = np.arange(p)
     n_s = np.int64(0)  # the biggest root's samples
+    for r in range(root_start.shape[0] - 1):
+        n_s = max(n_s, root_start[r + 1] - root_start[r])
     if surrogates is not None:
         max_sur = np.int64(surrogates[0])
         surs = surrogate_table(16)
         direction = np.empty(codes.shape[0])
-        for r in range(root_start.shape[0] - 1):
-            n_s = max(n_s, root_start[r + 1] - root_start[r])
     no_hist = np.zeros((0, n_stats))
     no_hist_n = np.zeros(0, dtype=np.int64)
     work = np.empty((WORK_ROWS, n_stats))
@@ -211,6 +212,14 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                    (np.empty(s_rows, dtype=np.int64), np.empty((s_rows, 2)),
                     np.empty(s_rows, dtype=np.int64), agree0, majority0, kind_s0, where0,
                     thr0, flip0))
+    # Scratch of every split's routing, made once a call: where each sample goes, the
+    # known weight and the stats of each child (read before the next split), and the
+    # presorted orders' split (_split_sorted).
+    branch_buf = np.empty(n_s, dtype=np.int32)
+    known_buf = np.empty(most)
+    child_stats_buf = np.empty((most, n_stats))
+    sort_scratch = (np.empty(n_s, dtype=np.int32), np.empty(most + 1, dtype=np.int64),
+                    np.empty(most, dtype=np.int64))
     n_refused = 0
     slot_start = np.empty(n_roots + 1, dtype=np.int64)
     cat_start = np.empty(n_roots + 1, dtype=np.int64)
@@ -351,11 +360,12 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         else:
                             cat_map = subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats,
                                                  criterion, split_bin)
-                branch, known_w, any_missing, missing_child = branches(
+                branch, known_w, any_missing, missing_child = branches_into(
                     codes[:, f], nbf, k, split_bin, cat_map, idx, wi, missing_mode,
-                    o_ints[best, INT_MISS_DIR])
-                if collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
-                             regression, criterion, stat_crit, risk_loss, risk_floor[r]):
+                    o_ints[best, INT_MISS_DIR], branch_buf, known_buf)
+                if collapses_into(stats, imp, weight, branch, idx, wi, y, y2, n_children,
+                                  n_stats, regression, criterion, stat_crit, risk_loss,
+                                  risk_floor[r], child_stats_buf):
                     continue
                 cat_map_start = np.int64(-1)
                 if k == CAT_SUBSET:
@@ -417,7 +427,7 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                     child_used = used.copy()
                     child_used[f] = True
                 if n_ps > 0:
-                    _split_sorted(srt0, start, buf, branch, n_children)
+                    _split_sorted(srt0, start, buf, branch, n_children, sort_scratch)
                 # The children's histograms: the smaller child's from its samples, the larger's
                 # by subtraction (not where C4.5 spread a sample into both: counts would not add
                 # up).
@@ -538,20 +548,24 @@ def _presorted_threshold(codes_f, idx, order, split_bin, xv, x_row_stride, x_col
 
 
 @inner
-def _split_sorted(srt, start, buf, branch, n_children):
+def _split_sorted(srt, start, buf, branch, n_children, scratch):
     """Each presorted feature's order of a node (columns ``start .. start + m`` of
     ``srt``) split stably, in place, into its children's (every sample goes to exactly
     one child): child ``c`` takes the columns after those of children ``0 .. c - 1``, as
-    positions in the child. ``buf``: scratch of at least ``m`` positions."""
+    positions in the child. ``buf``: scratch of at least ``m`` positions; ``scratch``:
+    (at least ``m`` int32, ``n_children + 1`` and ``n_children`` int64 slots)."""
     m = branch.shape[0]
-    count = np.zeros(n_children + 1, dtype=np.int64)
-    child_pos = np.empty(m, dtype=np.int32)
+    pos_buf, count_buf, ptr_buf = scratch
+    count = count_buf[:n_children + 1]
+    for c in range(n_children + 1):
+        count[c] = 0
+    child_pos = pos_buf[:m]
     for i in range(m):
         child_pos[i] = count[branch[i] + 1]
         count[branch[i] + 1] += 1
     for c in range(n_children):  # count[c]: the first column of child c, from start
         count[c + 1] += count[c]
-    ptr = np.empty(n_children, dtype=np.int64)
+    ptr = ptr_buf[:n_children]
     for s in range(srt.shape[0]):
         row = srt[s, start:start + m]
         for k in range(m):
