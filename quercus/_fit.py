@@ -626,8 +626,11 @@ def _params_copy(params, **changes):
     if cls.__module__ == _OWN_ESTIMATORS:
         # (quercus's own __init__ stores each argument, in its order, and does nothing
         # else: not called)
+        order = _init_order(cls)
+        if len(values) != len(order):  # a change that names no parameter: set_params' error
+            return clone(params).set_params(**changes)
         fold = cls.__new__(cls)
-        vars(fold).update((name, values[name]) for name in _init_order(cls))
+        vars(fold).update((name, values[name]) for name in order)
         return fold
     return cls(**values)
 

@@ -411,6 +411,12 @@ def test_params_copy_leaves_what_else_clone_handles_to_clone(monkeypatch):
     assert type(_params_copy(Own(), pruning=None)) is CARTClassifier and calls == [1]
 
 
+def test_params_copy_rejects_what_set_params_rejects():
+    from quercus._fit import _params_copy
+    with pytest.raises(ValueError, match="Invalid parameter 'prunning'"):
+        _params_copy(CARTClassifier(), prunning=None)
+
+
 def test_a_series_target_is_read_once_for_the_folds(monkeypatch):
     X = pd.DataFrame({"x": np.arange(30.0)})
     y = pd.Series(["a", "b", "c"] * 10, dtype="str")
