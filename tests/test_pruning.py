@@ -1923,24 +1923,18 @@ def test_cp_table_and_alpha_belong_to_the_last_fit_and_the_table_is_made_once():
 
 def _naive_weakest_link_report(tree, steps, reason):
     """The report rows of collapsing ``steps`` (lists of nodes) in turn, each node's
-    ``leaves_removed`` counted on the tree as it then is, by a walk of numpy reads."""
-    kind = tree.kind.copy()
+    ``leaves_removed`` counted on the tree as it then is by ``subtree_leaves`` (numpy
+    reads, the tree's own ``children``), on a copy of the tree."""
+    from quercus import _pruning
+    tree = _pruning.copy_tree(tree)
     rows = []
     for nodes in steps:
         for node in nodes:
-            if kind[node] == LEAF:
-                continue
-            leaves, stack = 0, [node]
-            while stack:
-                n = stack.pop()
-                if kind[n] == LEAF:
-                    leaves += 1
-                else:
-                    stack.extend(range(tree.first_child[n],
-                                       tree.first_child[n] + tree.n_children[n]))
-            rows.append((node, int(tree.feature[node]), leaves - 1, reason(nodes)))
-            kind[node] = LEAF
-    return rows, kind
+            if tree.kind[node] != LEAF:
+                leaves = len(_pruning.subtree_leaves(tree, node))
+                rows.append((node, int(tree.feature[node]), leaves - 1, reason(nodes)))
+                tree.kind[node] = LEAF
+    return rows, tree.kind
 
 
 @pytest.mark.parametrize("seed", range(4))
