@@ -22,6 +22,7 @@ from ._kernels.criteria import ENTROPY, impurity
 from ._kernels.pessimistic import added_errors_z, collapse_no_better, prune_pessimistic
 from ._kernels.predict import accumulate_node_stats, path_lengths_and_nodes, predict_tree
 from ._kernels.schema import FRACTIONAL, LEAF
+from ._prepare import class_priority
 from ._threads import in_order
 from ._tree import _ALL_FIELDS, _FIELDS, _FLAT, TreeArrays
 
@@ -508,9 +509,8 @@ def default_splits(cv, n_rows, y_codes, random_state):
         # round robin over the rows sorted by class, then the fold labels of each class
         # are shuffled (StratifiedKFold with shuffle=True). (Every class 0 .. C - 1 is
         # present: at least k times.)
-        appearance = list(dict.fromkeys(y_codes.tolist()))  # the classes, first seen first
-        rank = np.empty(len(appearance), dtype=np.int64)
-        rank[appearance] = np.arange(len(appearance))
+        rank = class_priority(y_codes, counts.size)  # (each class's, by first appearance)
+        appearance = np.argsort(rank)  # the classes, first seen first
         # Each class's rows in row order, class after class in order of appearance, and
         # where each class's run starts in that order (the rows sorted by class).
         rows = np.argsort(rank[y_codes], kind="stable")
