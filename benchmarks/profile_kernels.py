@@ -14,6 +14,7 @@ Usage (``perf`` from the Debian package ``linux-perf``)::
     python -m benchmarks.profile_kernels --set breast_cancer --learner ccp
     python -m benchmarks.profile_kernels --rows 300000 --cols 50 --seconds 12
     python -m benchmarks.profile_kernels --case case15:-:class --learner ccp-defaults
+    python -m benchmarks.profile_kernels --case case25:-:anova --learner ccp-defaults --lines
 
 The rows are ``--set``'s training rows (any data set of the suite), ``--case``'s (a CSV
 of ``benchmarks/data-cache/cv_small``, as ``benchmarks/kernel_time.py`` names it:
@@ -23,9 +24,13 @@ learner key of the suite (``cart``, ``cart-hist``, ``c45``, ``ccp``) or ``ccp-de
 (cross-validated pruning with every default). The first fit compiles every kernel (20-60 s). The map
 reads numba internals (``CodeLibrary._get_compiled_object``, ``get_pointer_to_function``),
 so a numba upgrade may need this script changed; the package does not use it.
+
+``--lines`` also puts the samples on source lines, each with the lines it is inlined into
+(from line tables compiled into the kernels; see :func:`keep_code_with_line_tables`).
 """
 
 import argparse
+import bisect
 import os
 import re
 import shutil
@@ -56,36 +61,107 @@ def short_name(symbol):
     return ".".join(parts) or symbol
 
 
-def perf_map_lines(dispatchers_):
-    """``address size name`` lines for each function of each compiled overload.
+def compiled_functions(dispatchers_, folder):
+    """(address, size, symbol, object file, the symbol's offset in it) of each function
+    of each compiled overload, each overload's object code written into ``folder``.
 
     Each function's address is asked of the loaded library by its own symbol (the
     object's sections are loaded apart, so offsets in the object do not give it)."""
-    lines = []
-    with tempfile.TemporaryDirectory() as tmp:
-        obj_path = os.path.join(tmp, "kernel.o")
-        for d in dispatchers_:
-            for cres in d.overloads.values():
-                lib = cres.library
-                try:
-                    obj = lib._get_compiled_object()
-                except Exception:  # loaded from a cache: no object at hand
+    found = []
+    for d in dispatchers_:
+        for cres in d.overloads.values():
+            lib = cres.library
+            try:
+                obj = lib._get_compiled_object()
+            except Exception:  # loaded from a cache: no object at hand
+                continue
+            obj_path = os.path.join(folder, f"kernel{len(os.listdir(folder))}.o")
+            with open(obj_path, "wb") as f:
+                f.write(obj)
+            out = subprocess.run(["nm", "-S", "--defined-only", obj_path],
+                                 capture_output=True, text=True, check=True).stdout
+            for row in out.splitlines():
+                fields = row.split()
+                if len(fields) != 4 or fields[2] not in "tTwW":
                     continue
-                with open(obj_path, "wb") as f:
-                    f.write(obj)
-                out = subprocess.run(["nm", "-S", "--defined-only", obj_path],
-                                     capture_output=True, text=True, check=True).stdout
-                for row in out.splitlines():
-                    fields = row.split()
-                    if len(fields) != 4 or fields[2] not in "tTwW":
-                        continue
-                    try:
-                        address = lib.get_pointer_to_function(fields[3])
-                    except Exception:
-                        address = 0
-                    if address:
-                        lines.append(f"{address:x} {fields[1]} {short_name(fields[3])}\n")
-    return lines
+                try:
+                    address = lib.get_pointer_to_function(fields[3])
+                except Exception:
+                    address = 0
+                if address:
+                    found.append((address, int(fields[1], 16), fields[3], obj_path,
+                                  int(fields[0], 16)))
+    return found
+
+
+def perf_map_lines(dispatchers_):
+    """``address size name`` lines for each function of each compiled overload."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return [f"{address:x} {size:x} {short_name(symbol)}\n"
+                for address, size, symbol, _, _ in compiled_functions(dispatchers_, tmp)]
+
+
+def keep_code_with_line_tables():
+    """Have numba write line tables (``NUMBA_DEBUGINFO``, set before numba is imported)
+    into the machine code it would emit without them: numba's debug info also turns on
+    bounds checks, keeps every variable alive to the end of its function and forbids
+    inlining, a different and slower program. Reads numba internals (its target options'
+    ``finalize`` and the lowering's ``pre_lower``)."""
+    from numba.core import cpu, lowering
+    finalize, pre_lower = cpu.CPUTargetOptions.finalize, lowering.Lower.pre_lower
+
+    def finalize_same_code(self, flags, options):
+        finalize(self, flags, options)
+        flags.dbg_extend_lifetimes = False
+        flags.boundscheck = False
+
+    def pre_lower_inlinable(self):
+        pre_lower(self)
+        self.builder.function.attributes.discard("noinline")
+
+    cpu.CPUTargetOptions.finalize = finalize_same_code
+    lowering.Lower.pre_lower = pre_lower_inlinable
+
+
+def source_chains(ips, functions, depth=4):
+    """{(innermost line, ..., the kernel's own line): samples} of the sampled addresses
+    ``ips`` in ``functions`` (:func:`compiled_functions`'), each address's inlined calls
+    read from its object's line tables (``addr2line -i``); ``file.py:?`` where a line
+    table names no line, the function's name where it names no file (numba's own
+    functions, such as its reference counts ``NRT_incref``). Addresses in no kernel
+    count under ``("(elsewhere)",)``."""
+    by_object, counts = {}, {}
+    functions = sorted(functions)
+    starts = [f[0] for f in functions]
+    for ip in ips:
+        i = bisect.bisect_right(starts, ip) - 1
+        if i >= 0 and ip < functions[i][0] + functions[i][1]:
+            address, _, symbol, obj_path, offset = functions[i]
+            at = by_object.setdefault(obj_path, {})
+            o = ip - address + offset
+            at[o] = (at.get(o, (0, symbol))[0] + 1, symbol)
+        else:
+            counts[("(elsewhere)",)] = counts.get(("(elsewhere)",), 0) + 1
+    for obj_path, offsets in by_object.items():
+        order = sorted(offsets)
+        out = subprocess.run(["addr2line", "-a", "-i", "-e", obj_path]
+                             + [f"0x{o:x}" for o in order],
+                             capture_output=True, text=True, check=True).stdout
+        frames = {}
+        current = None
+        for row in out.splitlines():
+            if row.startswith("0x"):
+                current = frames.setdefault(int(row, 16), [])
+            elif current is not None:
+                place, _, line = row.split(" ")[0].rpartition(":")
+                current.append(f"{os.path.basename(place)}:{line}")
+        for o in order:
+            n, symbol = offsets[o]
+            chain = tuple(frames.get(o, ["?"])[:depth])
+            if chain[0].startswith(("<string>", "??")):  # (numba's own code: NRT_*)
+                chain = (short_name(symbol),)
+            counts[chain] = counts.get(chain, 0) + n
+    return counts
 
 
 def shares(report_text, top):
@@ -131,12 +207,21 @@ def main(argv=None):
                         "parameter its default (default: cart)")
     parser.add_argument("--seconds", type=float, default=8.0, help="sampling time")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--lines", action="store_true",
+                        help="also attribute the samples to source lines, with the calls "
+                        "inlined into them (the kernels compiled with line tables)")
     args = parser.parse_args(argv)
     if shutil.which("perf") is None or shutil.which("nm") is None:
         print(PERF_MISSING if shutil.which("perf") is None else "nm (binutils) is missing")
         return 2
     # A fresh cache: kernels loaded from the user's cache carry no object code to map.
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="quercus-profile-")
+    if args.lines:
+        if shutil.which("addr2line") is None:
+            print("addr2line (binutils) is missing")
+            return 2
+        os.environ["NUMBA_DEBUGINFO"] = "1"  # (read when numba is imported)
+        keep_code_with_line_tables()
     import quercus
     from benchmarks import suite
     from quercus._kernels._jit import kernels
@@ -157,7 +242,10 @@ def main(argv=None):
     est.fit(X, y)
     print(f"first fit (compiling): {time.perf_counter() - start:.1f} s", flush=True)
     map_path = f"/tmp/perf-{os.getpid()}.map"
-    lines = perf_map_lines([d for _, d in kernels()])
+    objects = tempfile.mkdtemp(prefix="quercus-objects-")
+    functions = compiled_functions([d for _, d in kernels()], objects)
+    lines = [f"{address:x} {size:x} {short_name(symbol)}\n"
+             for address, size, symbol, _, _ in functions]
     with open(map_path, "w") as f:
         f.writelines(lines)
     data = os.path.join(tempfile.mkdtemp(prefix="quercus-perf-"), "perf.data")
@@ -182,6 +270,15 @@ def main(argv=None):
     print(f"{'share':>7}  function")
     for share, name in shares(report, args.top):
         print(f"{share:6.2f}%  {name}")
+    if args.lines:
+        ips = subprocess.run(["perf", "script", "-i", data, "-F", "ip"], capture_output=True,
+                             text=True).stdout.split()
+        chains = source_chains([int(ip, 16) for ip in ips], functions)
+        total = max(sum(chains.values()), 1)
+        print(f"\n{'share':>7}  source line <- the line it is inlined into <- ...")
+        for chain, n in sorted(chains.items(), key=lambda kv: -kv[1])[:args.top]:
+            print(f"{100 * n / total:6.2f}%  {' <- '.join(chain)}")
+    shutil.rmtree(objects, ignore_errors=True)
     os.remove(map_path)
     return 0
 

@@ -7,7 +7,8 @@ import numba
 import numpy as np
 import pytest
 
-from benchmarks.profile_kernels import perf_map_lines, shares, short_name
+from benchmarks.profile_kernels import (compiled_functions, perf_map_lines, shares,
+                                         short_name, source_chains)
 
 
 def test_short_name_reads_the_length_prefixed_parts_of_a_numba_symbol():
@@ -61,3 +62,34 @@ def test_a_case_s_rows_are_read_from_its_csv_with_its_task(tmp_path, monkeypatch
     assert task == "regression" and cats == []
     assert list(X.columns) == ["x0", "x1"] and X["x1"].isna().tolist() == [False, True, False]
     assert np.asarray(y).tolist() == [0.5, 1.5, 2.5]
+
+
+@pytest.mark.skipif(shutil.which("nm") is None or shutil.which("addr2line") is None,
+                    reason="needs nm and addr2line (binutils)")
+def test_source_chains_put_samples_on_the_lines_of_the_sampled_function(tmp_path):
+    @numba.njit(debug=True)  # (line tables)
+    def doubled_sum(a):
+        t = 0.0
+        for v in a:
+            t += v * 2.0
+        return t
+
+    doubled_sum(np.ones(5))
+    functions = compiled_functions([doubled_sum], str(tmp_path))
+    body = [f for f in functions if short_name(f[2]).endswith(".doubled_sum")
+            and not short_name(f[2]).startswith(("cpython.", "cfunc."))]
+    wrapper = [f for f in functions if short_name(f[2]).startswith("cpython.")]
+    address, size = body[0][:2]
+    ips = [address + k for k in range(0, size, 3)] + [1]  # (and one in no kernel)
+    chains = source_chains(ips, functions)
+    assert sum(chains.values()) == len(ips) and chains[("(elsewhere)",)] == 1
+    first = doubled_sum.py_func.__code__.co_firstlineno
+    lines = [int(chain[0].rpartition(":")[2]) for chain in chains
+             if chain[0].startswith("test_profile_kernels.py:")
+             and not chain[0].endswith("?")]
+    assert lines and all(first <= line <= first + 5 for line in lines), chains
+    # numba's Python wrapper has no line table (and sits after the body in the object):
+    # its samples count under its name, none on the body's lines.
+    address, size, symbol = wrapper[0][:3]
+    assert source_chains(range(address, address + size, 3), functions) == {
+        (short_name(symbol),): len(range(0, size, 3))}
