@@ -94,11 +94,16 @@ def compiled_functions(dispatchers_, folder):
     return found
 
 
+def perf_map(functions):
+    """perf's ``address size name`` lines of :func:`compiled_functions`' ``functions``."""
+    return [f"{address:x} {size:x} {short_name(symbol)}\n"
+            for address, size, symbol, _, _ in functions]
+
+
 def perf_map_lines(dispatchers_):
     """``address size name`` lines for each function of each compiled overload."""
     with tempfile.TemporaryDirectory() as tmp:
-        return [f"{address:x} {size:x} {short_name(symbol)}\n"
-                for address, size, symbol, _, _ in compiled_functions(dispatchers_, tmp)]
+        return perf_map(compiled_functions(dispatchers_, tmp))
 
 
 def keep_code_with_line_tables():
@@ -244,8 +249,7 @@ def main(argv=None):
     map_path = f"/tmp/perf-{os.getpid()}.map"
     objects = tempfile.mkdtemp(prefix="quercus-objects-")
     functions = compiled_functions([d for _, d in kernels()], objects)
-    lines = [f"{address:x} {size:x} {short_name(symbol)}\n"
-             for address, size, symbol, _, _ in functions]
+    lines = perf_map(functions)
     with open(map_path, "w") as f:
         f.writelines(lines)
     data = os.path.join(tempfile.mkdtemp(prefix="quercus-perf-"), "perf.data")
