@@ -43,8 +43,11 @@ def compact(tree):
     first = tree.first_child.tolist()
     n_children = tree.n_children.tolist()
     order, depth, new_first = [0], [0], []
+    cut = []  # the new indices of the leaves that were split (pruned nodes)
     for node, d in zip(order, depth):  # (order grows as it is read: breadth-first)
         if kind[node] == LEAF:
+            if n_children[node]:
+                cut.append(len(new_first))
             new_first.append(-1)
             continue
         new_first.append(len(order))
@@ -55,9 +58,7 @@ def compact(tree):
     fields = {name: getattr(tree, name)[old] for name in _FIELDS}  # (copies)
     fields["first_child"] = np.asarray(new_first, dtype=np.int64)
     fields["depth"] = np.asarray(depth, dtype=np.int64)
-    # The leaves that were split (pruned nodes) lose their split's fields.
-    cut = [i for i, node in enumerate(order) if kind[node] == LEAF and n_children[node]]
-    if cut:
+    if cut:  # (a pruned split's fields: a leaf's)
         fields["n_children"][cut] = 0
         fields["feature"][cut] = -1
         fields["threshold"][cut] = 0.0

@@ -290,8 +290,6 @@ def collapses(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats, r
     (:func:`collapses_at_floor`, the children's stats from their known samples): the node
     is then a leaf. Never without a floor (``risk_floor`` 0), nor for absolute error,
     whose children's risk is not in their stats."""
-    if risk_floor <= 0.0 or criterion == ABSOLUTE_ERROR:
-        return False
     return collapses_into(stats, imp, weight, branch, idx, wi, y, y2, n_children, n_stats,
                           regression, criterion, stat_crit, risk_loss, risk_floor,
                           np.empty((n_children, n_stats)))
