@@ -22,6 +22,7 @@ import numpy as np
 
 from ._jit import hot, inner, kernel
 from .absolute import ae_category_order
+from .borrow import borrowed, keep_alive
 from .builder import (as_parent, first_surrogates, init_nodes, leaf_nodes, surrogate_table,
                       unsplit, with_room, with_surrogate_room, write_stats)
 from .criteria import GINI, SQUARED_ERROR
@@ -35,7 +36,7 @@ from .split_step import apply_split
 from .splits import (INT_BIN, INT_MISS_DIR, RES_DECREASE, RES_INFO, RES_RHO,
                      RES_THRESHOLD, TIE_EPS, WORK_ROWS, midpoint_of_rows, resolve_threshold,
                      search_at, search_outputs)
-from .schema import CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, MULTIWAY, NUMERIC
+from .schema import Binned, CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, MULTIWAY, NUMERIC
 from .surrogates import (all_surrogates, follow_surrogates, keep_surrogates,
                          surrogate_outputs)
 from .tables import grown_vector
@@ -220,6 +221,16 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
     child_stats_buf = np.empty((most, n_stats))
     sort_scratch = (np.empty(n_s, dtype=np.int32), np.empty(most + 1, dtype=np.int64),
                     np.empty(most, dtype=np.int64))
+    # The arrays the nodes' steps read and write, lent to them (borrow.py): their owners
+    # here outlive every step.
+    l_binned, l_is_cat, l_y, l_y2 = borrowed(binned), borrowed(is_cat), borrowed(y), borrowed(y2)
+    l_hist_offsets, l_work = borrowed(hist_offsets), borrowed(work)
+    l_features, l_scratch = borrowed(feature_buf), borrowed(scratch)
+    l_sur_features, l_direction = borrowed(sur_features), borrowed(direction)
+    l_sur_scratch = borrowed(sur_scratch)
+    l_branch_buf, l_known_buf = borrowed(branch_buf), borrowed(known_buf)
+    l_child_stats_buf, l_sort_scratch = borrowed(child_stats_buf), borrowed(sort_scratch)
+    l_no_cat_map = borrowed(no_cat_map)
     n_refused = 0
     slot_start = np.empty(n_roots + 1, dtype=np.int64)
     cat_start = np.empty(n_roots + 1, dtype=np.int64)
@@ -269,6 +280,8 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
         h_bins = np.empty(m_h, dtype=np.int64)
         h_counts = np.empty((m_h, n_stats))
         h_n = np.empty(m_h, dtype=np.int64)
+        l_srt0, l_slot_of, l_buf = borrowed(srt0), borrowed(slot_of), borrowed(buf)
+        l_h = (borrowed(h_bins), borrowed(h_counts), borrowed(h_n))
         key0 = np.int64(0)
         if draws is not None:
             key0 = draws.keys[r]
@@ -278,6 +291,9 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
             vrows0, vw0 = validation.rows[vs:ve], validation.w[vs:ve]
         stack = [Pending(base, r_idx, r_w, stats0[r], used0[r], np.int64(0), hist0, hist_n0,
                          key0, vrows0, vw0)]
+        # The node being split: it owns the arrays of its own that its steps are lent (it
+        # lives until the next node is taken).
+        item = stack[0]
         while len(stack) > 0:
             # Room for the most children (and category map entries, and surrogates) a
             # split makes, made here rather than at each split: a record reassigned inside
@@ -285,22 +301,27 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
             # every node.
             nodes = with_room(nodes, count, most)
             surs = with_surrogate_room(surs, n_sur, max_sur)
+            l_nodes, l_surs = borrowed(nodes), borrowed(surs)
             if n_cat + most_cats > cat_maps.shape[0]:
                 cat_maps = grown_vector(cat_maps, max(2 * cat_maps.shape[0], n_cat + most_cats),
                                         n_cat)
             while (len(stack) > 0 and count + most <= nodes.kind.shape[0]
                    and n_sur + max_sur <= surs.sur_feature.shape[0]
                    and n_cat + most_cats <= cat_maps.shape[0]):
-                slot, idx, wi, stats, used, start, hist, hist_n, key, vrows, vw = stack.pop()
-                presorted = (srt0, slot_of, start, h_bins, h_counts, h_n)
+                item = stack.pop()
+                slot, idx, wi, stats, used, start, hist, hist_n, key, vrows, vw = item
+                presorted = (l_srt0, l_slot_of, start, l_h[0], l_h[1], l_h[2])
+                l_idx, l_wi, l_stats = borrowed(idx), borrowed(wi), borrowed(stats)
+                l_hist, l_hist_n = borrowed(hist), borrowed(hist_n)
                 m = idx.shape[0]
-                imp = settle_value(nodes.value[slot], stats, y, idx, wi, criterion, regression,
-                                   absolute)
-                depth = nodes.depth[slot]
+                imp = settle_value(l_nodes.value[slot], l_stats, l_y, l_idx, l_wi, criterion,
+                                   regression, absolute)
+                depth = l_nodes.depth[slot]
                 imp, weight, searchable = settle(
-                    stats, imp, idx, wi, y, regression, depth, max_depth, min_samples_split,
-                    min_samples_leaf, min_weight_leaf, min_objects, risk_floor[r], risk_loss)
-                write_stats(nodes, slot, imp, weight, m)
+                    l_stats, imp, l_idx, l_wi, l_y, regression, depth, max_depth,
+                    min_samples_split, min_samples_leaf, min_weight_leaf, min_objects,
+                    risk_floor[r], risk_loss)
+                write_stats(l_nodes, slot, imp, weight, m)
                 if not searchable:
                     continue
                 n_feat = np.int64(0)
@@ -309,7 +330,7 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         n_feat += 1
                 if n_feat == 0:
                     continue
-                features = feature_buf[:n_feat]
+                features = l_features[:n_feat]
                 j = 0
                 for f in range(p):
                     if not used[f]:
@@ -317,18 +338,18 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         j += 1
                 if draws is None:
                     found, kind, res, o_ints = search_at(
-                        binned, is_cat, features, idx, wi, y, y2, n_stats, criterion,
-                        cat_mode, missing_mode, min_samples_leaf, min_weight_leaf, None,
-                        min_objects, hist, hist_n, hist_offsets, None, presorted, work,
-                        absolute, scratch)
+                        l_binned, l_is_cat, features, l_idx, l_wi, l_y, l_y2, n_stats,
+                        criterion, cat_mode, missing_mode, min_samples_leaf,
+                        min_weight_leaf, None, min_objects, l_hist, l_hist_n,
+                        l_hist_offsets, None, presorted, l_work, absolute, l_scratch)
                 else:
                     features, uniforms = node_draws(features, draws.max_features,
                                                     draws.random_splitter, key)
                     found, kind, res, o_ints = search_at(
-                        binned, is_cat, features, idx, wi, y, y2, n_stats, criterion,
-                        cat_mode, missing_mode, min_samples_leaf, min_weight_leaf, uniforms,
-                        min_objects, hist, hist_n, hist_offsets, None, presorted, work,
-                        absolute, scratch)
+                        l_binned, l_is_cat, features, l_idx, l_wi, l_y, l_y2, n_stats,
+                        criterion, cat_mode, missing_mode, min_samples_leaf,
+                        min_weight_leaf, uniforms, min_objects, l_hist, l_hist_n,
+                        l_hist_offsets, None, presorted, l_work, absolute, l_scratch)
                 # (The packed columns read in place: no copy of each per node.)
                 best = choose_split(found, res[:, RES_DECREASE], res[:, RES_INFO], gain_ratio)
                 if best < 0:
@@ -342,15 +363,16 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                 threshold = res[best, RES_THRESHOLD]
                 if k == NUMERIC and np.isnan(threshold):
                     if slot_of[f] >= 0:
-                        order = srt0[slot_of[f], start:start + m]
-                        threshold = _presorted_threshold(codes[:, f], idx, order,
+                        order = l_srt0[slot_of[f], start:start + m]
+                        threshold = _presorted_threshold(l_binned.codes[:, f], l_idx, order,
                                                          split_bin, xv, x_row_stride,
                                                          x_col_stride, x_rows, f)
                     else:
-                        threshold = resolve_threshold(codes[:, f], idx, split_bin, nbf, xv,
-                                                      x_row_stride, x_col_stride, x_rows, f)
+                        threshold = resolve_threshold(l_binned.codes[:, f], l_idx, split_bin,
+                                                      nbf, xv, x_row_stride, x_col_stride,
+                                                      x_rows, f)
                 n_children = nbf if k == MULTIWAY else 2
-                cat_map = no_cat_map
+                cat_map = l_no_cat_map
                 # (``is_cat is None``: no categorical feature; numba compiles no subset split.)
                 if is_cat is not None:
                     if k == CAT_SUBSET:
@@ -360,12 +382,13 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                         else:
                             cat_map = subset_map(codes, n_bins, f, idx, wi, y, y2, n_stats,
                                                  criterion, split_bin)
+                # (branch and known_w: views of lent scratch.)
                 branch, known_w, any_missing, missing_child = branches_into(
-                    codes[:, f], nbf, k, split_bin, cat_map, idx, wi, missing_mode,
-                    o_ints[best, INT_MISS_DIR], branch_buf, known_buf)
-                if collapses_into(stats, imp, weight, branch, idx, wi, y, y2, n_children,
-                                  n_stats, regression, criterion, stat_crit, risk_loss,
-                                  risk_floor[r], child_stats_buf):
+                    l_binned.codes[:, f], nbf, k, split_bin, cat_map, l_idx, l_wi,
+                    missing_mode, o_ints[best, INT_MISS_DIR], l_branch_buf, l_known_buf)
+                if collapses_into(l_stats, imp, weight, branch, l_idx, l_wi, l_y, l_y2,
+                                  n_children, n_stats, regression, criterion, stat_crit,
+                                  risk_loss, risk_floor[r], l_child_stats_buf):
                     continue
                 cat_map_start = np.int64(-1)
                 if k == CAT_SUBSET:
@@ -378,20 +401,22 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                 if surrogates is not None:
                     if k != MULTIWAY and (any_missing or surrogates[1]):
                         n_kept = _add_surrogates(
-                            binned, is_cat, sur_features, f, idx, wi, branch, direction,
-                            max_sur, surs, n_sur, xv, x_row_stride, x_col_stride, x_rows,
-                            (srt0, slot_of, start), sur_scratch)
+                            l_binned, l_is_cat, l_sur_features, f, l_idx, l_wi,
+                            branch, l_direction, max_sur, l_surs, n_sur, xv,
+                            x_row_stride, x_col_stride, x_rows, (l_srt0, l_slot_of, start),
+                            l_sur_scratch)
                         if any_missing:
-                            follow_surrogates(codes, n_bins, bin_hi, bin_offsets, idx, branch,
-                                              surs, n_sur, n_kept, missing_child, xv,
-                                              x_row_stride, x_col_stride, x_rows)
+                            follow_surrogates(l_binned.codes, l_binned.n_bins, l_binned.hi,
+                                              l_binned.offsets, l_idx, branch, l_surs, n_sur,
+                                              n_kept, missing_child, xv, x_row_stride,
+                                              x_col_stride, x_rows)
                         n_sur += n_kept
-                kids = apply_split(nodes, count, slot, base + 1, k, f, threshold,
+                kids = apply_split(l_nodes, count, slot, base + 1, k, f, threshold,
                                    split_bin if k == CAT_BINARY else -1, n_children,
                                    res[best, RES_RHO], missing_mode, missing_child,
                                    any_missing, known_w, node_sur_start, n_kept,
-                                   cat_map_start, idx, wi, branch, y, y2, n_stats, stat_crit,
-                                   np.bool_(False))
+                                   cat_map_start, l_idx, l_wi, branch, l_y, l_y2, n_stats,
+                                   stat_crit, np.bool_(False))
                 child_idx, child_w, offsets, child_stats, c_weight = kids
                 first = count
                 count += n_children
@@ -427,7 +452,7 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                     child_used = used.copy()
                     child_used[f] = True
                 if n_ps > 0:
-                    _split_sorted(srt0, start, buf, branch, n_children, sort_scratch)
+                    _split_sorted(l_srt0, start, l_buf, branch, n_children, l_sort_scratch)
                 # The children's histograms: the smaller child's from its samples, the larger's
                 # by subtraction (not where C4.5 spread a sample into both: counts would not add
                 # up).
@@ -475,7 +500,10 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                                              c_key, c_vr, c_vwc))
                     else:
                         # An empty branch (or one of zero weight) predicts as its parent.
-                        as_parent(nodes, first + c, slot, e - s)
+                        as_parent(l_nodes, first + c, slot, e - s)
+        keep_alive((srt0, slot_of, buf, h_bins, h_counts, h_n, item))
+    keep_alive((work, feature_buf, scratch, sur_features, direction, sur_scratch, branch_buf,
+                known_buf, child_stats_buf, sort_scratch, no_cat_map))
     slot_start[n_roots], cat_start[n_roots], sur_start[n_roots] = count, n_cat, n_sur
     return (nodes, slot_start, grown_vector(cat_maps, n_cat, n_cat), cat_start,
             first_surrogates(surs, n_sur), sur_start, refused[:n_refused].copy())
