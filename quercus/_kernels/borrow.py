@@ -73,7 +73,9 @@ def _lend(typingctx, a):
 @overload(borrowed, inline="always")
 def _borrowed(a):
     if _lendable(a):
-        return lambda a: _lend(a)
+        def lend(a):
+            return _lend(a)
+        return lend
     return None
 
 
@@ -91,4 +93,6 @@ def keep_alive(owners):
 
 @overload(keep_alive)
 def _keep_alive(owners):
-    return lambda owners: None
+    def keep(owners):
+        return None
+    return keep

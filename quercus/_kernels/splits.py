@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import hot, inner, kernel
+from .borrow import borrowed
 from .criteria import (ABSOLUTE_ERROR, ENTROPY, GINI, SQUARED_ERROR, is_regression, mass_scan,
                        needs_positive_mean, split_loss, split_scores, split_scores_into,
                        stats_weight)
@@ -1005,10 +1006,12 @@ def search_features(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion
     Returns the outputs packed as (found, kind, res, ints): :func:`unpack_search` turns
     them into :func:`search_node`'s nine arrays (in Python: copying them out in compiled
     code lengthened a cold first fit's compile)."""
-    return search_at(binned, is_cat, features, idx, wi, y, y2, n_stats, criterion, cat_mode,
-                     missing_mode, min_leaf_n, min_leaf_w, uniforms, min_objects, hist,
-                     hist_n, hist_offsets, stream_bins, None, np.empty((WORK_ROWS, n_stats)),
-                     absolute)
+    # (The arguments lent to the search: the caller holds them; the outputs are its own.)
+    return search_at(borrowed(binned), borrowed(is_cat), borrowed(features), borrowed(idx),
+                     borrowed(wi), borrowed(y), borrowed(y2), n_stats, criterion, cat_mode,
+                     missing_mode, min_leaf_n, min_leaf_w, borrowed(uniforms), min_objects,
+                     borrowed(hist), borrowed(hist_n), borrowed(hist_offsets), stream_bins,
+                     None, np.empty((WORK_ROWS, n_stats)), absolute)
 
 
 # Columns of a search's packed outputs (see :func:`search_outputs`): the floats in ``res``, the

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ._jit import inner, kernel
+from .borrow import borrowed
 from .criteria import GINI
 from .histograms import (dense_histogram_into, dense_pass, feature_histogram,
                          sorted_histogram_into)
@@ -113,6 +114,11 @@ def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presor
     Returns arrays (agreement, majority, kind, bin_or_category, threshold, flip), entry
     ``i`` for ``features[i]``; the primary's entry has agreement -1.
     """
+    # (The arguments lent to the loop below, which hands them to a helper per attribute:
+    # the caller holds them. Not the scratch, whose views are returned, nor the optional
+    # arguments, which numba prunes by their being None.)
+    binned, features = borrowed(binned), borrowed(features)
+    idx, wi, direction = borrowed(idx), borrowed(wi), borrowed(direction)
     codes, n_bins, bin_lo, bin_hi, bin_offsets = binned
     nf = features.shape[0]
     m = idx.shape[0]
@@ -126,7 +132,7 @@ def all_surrogates(binned, is_cat, features, primary, idx, wi, direction, presor
         agree, majority, kind, where = agree[:nf], majority[:nf], kind[:nf], where[:nf]
         thr, flip = thr[:nf], flip[:nf]
     if presorted is not None:  # (unpacked once: each unpacking counts references)
-        srt, slot_of, p_start, node_idx, node_w, branch = presorted
+        srt, slot_of, p_start, node_idx, node_w, branch = borrowed(presorted)
     for i in range(nf):
         g = features[i]
         if g == primary:
