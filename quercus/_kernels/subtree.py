@@ -36,7 +36,7 @@ from .split_step import apply_split
 from .splits import (INT_BIN, INT_MISS_DIR, RES_DECREASE, RES_INFO, RES_RHO,
                      RES_THRESHOLD, TIE_EPS, WORK_ROWS, midpoint_of_rows, resolve_threshold,
                      search_at, search_outputs)
-from .schema import Binned, CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, MULTIWAY, NUMERIC
+from .schema import CAT_BINARY, CAT_MULTIWAY, CAT_SUBSET, FRACTIONAL, MULTIWAY, NUMERIC
 from .surrogates import (all_surrogates, follow_surrogates, keep_surrogates,
                          surrogate_outputs)
 from .tables import grown_vector
@@ -223,7 +223,8 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                     np.empty(most, dtype=np.int64))
     # The arrays the nodes' steps read and write, lent to them (borrow.py): their owners
     # here outlive every step.
-    l_binned, l_is_cat, l_y, l_y2 = borrowed(binned), borrowed(is_cat), borrowed(y), borrowed(y2)
+    l_binned, l_is_cat = borrowed(binned), borrowed(is_cat)
+    l_y, l_y2 = borrowed(y), borrowed(y2)
     l_hist_offsets, l_work = borrowed(hist_offsets), borrowed(work)
     l_features, l_scratch = borrowed(feature_buf), borrowed(scratch)
     l_sur_features, l_direction = borrowed(sur_features), borrowed(direction)
