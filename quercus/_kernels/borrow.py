@@ -16,6 +16,7 @@ owner. As Python (a kernel run uncompiled) it is the array itself.
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
+from numba.np.arrayobj import populate_array
 
 
 def borrowed(a):
@@ -47,10 +48,9 @@ def _lend_value(context, builder, t, value):
     if isinstance(t, types.Array):
         src = context.make_array(t)(context, builder, value=value)
         out = context.make_array(t)(context, builder)
-        for name in ("nitems", "itemsize", "data", "shape", "strides"):
-            setattr(out, name, getattr(src, name))
-        out.meminfo = cgutils.get_null_value(out.meminfo.type)
-        out.parent = cgutils.get_null_value(out.parent.type)
+        # (numba's own filling of an array struct; no meminfo: a null one)
+        populate_array(out, data=src.data, shape=src.shape, strides=src.strides,
+                       itemsize=src.itemsize, meminfo=None)
         return out._getvalue()
     if isinstance(t, types.BaseTuple):
         items = cgutils.unpack_tuple(builder, value, len(t.types))

@@ -282,7 +282,7 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
         h_counts = np.empty((m_h, n_stats))
         h_n = np.empty(m_h, dtype=np.int64)
         l_srt0, l_slot_of, l_buf = borrowed(srt0), borrowed(slot_of), borrowed(buf)
-        l_h = (borrowed(h_bins), borrowed(h_counts), borrowed(h_n))
+        l_h_bins, l_h_counts, l_h_n = borrowed((h_bins, h_counts, h_n))
         key0 = np.int64(0)
         if draws is not None:
             key0 = draws.keys[r]
@@ -311,7 +311,7 @@ def grow_subtree(binned, is_cat, y, y2, n_stats, regression, criterion, gain_rat
                    and n_cat + most_cats <= cat_maps.shape[0]):
                 item = stack.pop()
                 slot, idx, wi, stats, used, start, hist, hist_n, key, vrows, vw = item
-                presorted = (l_srt0, l_slot_of, start, l_h[0], l_h[1], l_h[2])
+                presorted = (l_srt0, l_slot_of, start, l_h_bins, l_h_counts, l_h_n)
                 l_idx, l_wi, l_stats = borrowed(idx), borrowed(wi), borrowed(stats)
                 l_hist, l_hist_n = borrowed(hist), borrowed(hist_n)
                 m = idx.shape[0]
