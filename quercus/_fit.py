@@ -24,7 +24,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 
-from . import _grower, _prepare, _pruning
+from . import _grower, _prepare, _pruning, _small_cv
 from ._binning import Bins, bin_features
 from ._fold_bins import FoldBins
 from ._grower import (MISSING_CODES, BinnedData, GrowConfig, Validation, grow, root_risk,
@@ -256,7 +256,16 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
         cfg.risk_loss = RISK_IMPURITY if target.regression else RISK_CODES[params.ccp_loss]
         cfg.risk_floor = (growth_floor(params, target, data, cfg) if risk_floor is None
                           else risk_floor)
-        tree, pre_log = grow(data, cfg, growth_seed(params, cfg, p), val)
+        splits, grown = (_small_table_folds(params, target, data, cfg, w_user, fold_bins,
+                                            y_enc)
+                         if cv_folds and all_rows and val is None else (None, None))
+        if grown is not None:
+            tree, pre_log = grown.whole_tree(), []
+            every_fold = grown.scorer(X_all, data.y, w_all, cfg.risk_loss)
+        else:
+            every_fold = None
+            tree, pre_log = grow(data, cfg, growth_seed(params, cfg, p), val)
+        del grown
         explain_data = data if n * p <= EXPLAIN_CACHE_CELLS else None
         # Pruning needs no bins but the folds' codes: on big data their memory goes
         # before the pruning's.
@@ -264,11 +273,28 @@ def fit_encoded(params, schema, X_box, y, sample_weight, eval_set=None, bins=Non
         tree, report, ccp_alpha, cp_table = post_prune(
             params, schema, target, tree, pre_log, X_enc=X_enc, y_enc=y_enc, w=w, val=val,
             X_all=X_all, y=y, w_user=w_user, w_all=w_all, fold_bins=fold_bins,
-            floor=cfg.risk_floor)
+            floor=cfg.risk_floor, splits=splits, every_fold=every_fold)
     return FittedTree(tree, target, schema, report, explain_data, ccp_alpha, cp_table)
 
 
 RISK_CODES = {"impurity": RISK_IMPURITY, "error": RISK_ERROR, "entropy": RISK_ENTROPY}
+
+
+def _small_table_folds(params, target, data, cfg, w_user, fold_bins, y_enc):
+    """(the folds' splits, :class:`quercus._small_cv.Grown`) of a cross-validated fit
+    whose tree and folds one kernel call grows (:func:`quercus._small_cv.eligible`); (the
+    splits, None) when a fold lacks a class (the folds dealt, grown the two-call way);
+    (None, None) when the fit is not one of them."""
+    codes = None if target.regression else y_enc
+    p = data.codes.shape[1]
+    if not (KERNEL_FOLDS and _pruning.REUSE_FOLD_BINS and _small_cv.eligible(
+            params, target, data, cfg, w_user, fold_bins, codes,
+            draws_at_random(params, cfg.max_features, p))):
+        return None, None
+    splits = _pruning.default_splits(params.cv, data.codes.shape[0], codes,
+                                     fold_seed(params.random_state))
+    grown = _small_cv.Grown(data, cfg, splits, codes)
+    return splits, (grown if grown.ok else None)
 
 
 def growth_floor(params, target, data, cfg):
@@ -496,14 +522,16 @@ def growth_seed(params, cfg, n_features):
 
 # ---------------------------------------------------------------- post-pruning
 def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X_all, y,
-               w_user, w_all, fold_bins=None, floor=0.0):
+               w_user, w_all, fold_bins=None, floor=0.0, splits=None, every_fold=None):
     """Prune the grown ``tree`` as ``params.pruning`` and ``ccp_alpha`` say.
 
     ``X_enc``, ``y_enc``, ``w``: the rows the tree grew on (C4.5's pruning routes them);
     ``val``: the validation rows; ``X_all``, ``y``, ``w_user`` (the user's weights),
     ``w_all`` (the fit's): every training row, which the cost-complexity folds split (and
     take their bins from ``fold_bins`` when given: :func:`_fold_binning`); ``floor``: the
-    tree's cost-complexity floor (:func:`growth_floor`). Returns (tree,
+    tree's cost-complexity floor (:func:`growth_floor`); ``splits``: the folds when
+    already dealt, and ``every_fold`` their scores when already grown
+    (:mod:`quercus._small_cv`). Returns (tree,
     report, the alpha applied or None, the complexity table or None)."""
     report = list(pre_log)
     if params.pruning == "reduced_error":
@@ -533,7 +561,8 @@ def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X
             if more:  # (else, as on the textbook's trees, they are the tree's already)
                 links = _pruning.weakest_links_of(target, tree, params.ccp_loss)
         cp_table = cross_validated_table(params, schema, target, tree, X_all, y, w_user,
-                                         w_all, fold_bins, codes, floor, links)
+                                         w_all, fold_bins, codes, floor, links, splits,
+                                         every_fold)
         row = choose_row(cp_table, params.cv_rule)
         ccp_alpha = float(cp_table["alpha"][row])
         tree, more = prune_to_row(target, tree, row, params.ccp_loss,
@@ -550,21 +579,28 @@ def post_prune(params, schema, target, tree, pre_log, *, X_enc, y_enc, w, val, X
 
 
 def cross_validated_table(params, schema, target, tree, X_all, y, w_user, w_all, fold_bins,
-                          codes, floor=0.0, links=None):
+                          codes, floor=0.0, links=None, splits=None, every_fold=None):
     """rpart's complexity table of ``tree`` (:func:`quercus._pruning.complexity_table`),
     its folds grown by :func:`fit_encoded` with ``params`` unpruned. ``codes``: a
     classifier's labels of every row as class indices (None: coded from ``y``).
     ``floor``: the table's smallest alpha, to which the folds grow; ``links``: the
     tree's weakest links (:func:`quercus._pruning.weakest_links_of`; None: made there).
+    ``splits``: the folds, when dealt already (else dealt here); ``every_fold``: their
+    scores, when they are grown already (:mod:`quercus._small_cv`).
     Returns the table's columns (a dict of arrays)."""
-    seed = fold_seed(params.random_state)
     y = np.asarray(y)  # (once: a Series' values are a copy to make, for the folds and table)
+    if every_fold is not None:  # (every fold grown: none is fitted here)
+        return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv,
+                                None, None, fold_bins, codes, alpha_floor=floor,
+                                every_fold=every_fold, links=links, splits=splits)
+    seed = None if splits is not None else fold_seed(params.random_state)
     fit_fold, scorer = _fold_fitter(params, schema, target, X_all, y, w_user, w_all,
                                     fold_bins)
     return complexity_table(target, tree, X_all, y, w_all, params.ccp_loss, params.cv, seed,
                             fit_fold, fold_bins, codes, alpha_floor=floor,
                             fold_moments=scorer,
-                            every_fold=getattr(scorer, "every_fold", None), links=links)
+                            every_fold=getattr(scorer, "every_fold", None), links=links,
+                            splits=splits)
 
 
 def fold_seed(random_state):

@@ -552,7 +552,7 @@ def default_splits(cv, n_rows, y_codes, random_state):
 
 def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold,
                      bins=None, y_codes=None, alpha_floor=0.0, fold_moments=None,
-                     every_fold=None, links=None):
+                     every_fold=None, links=None, splits=None):
     """rpart's complexity table of ``tree`` (of target ``target``) from k-fold
     cross-validation.
 
@@ -590,7 +590,8 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     to go one by one.
 
     ``links``: ``tree``'s :func:`weakest_links_of` when the caller has them (None: made
-    here).
+    here). ``splits``: the (train, test) rows of the folds when the caller dealt them
+    already (:func:`default_splits`' of ``cv`` and ``random_state``); None: dealt here.
 
     Returns the table's columns: a dict of arrays (a DataFrame takes it as it is).
     """
@@ -615,10 +616,9 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     elif y_codes is None:
         import pandas as pd
         y_codes = pd.Index(target.classes).get_indexer(y_arr)
-    splits = None
-    if isinstance(cv, numbers.Integral):
+    if splits is None and isinstance(cv, numbers.Integral):
         splits = default_splits(cv, len(y_arr), y_codes, random_state)
-    else:
+    elif splits is None:
         from sklearn.model_selection import check_cv
         splitter = check_cv(cv, y_arr, classifier=not target.regression)
     # Per subtree, the held-out errors' count, mean and sum of squared deviations, merged

@@ -181,8 +181,9 @@ def test_the_table_reads_the_weakest_links_of_the_tree_pruned_at_the_floor(
     real = fit_module.cross_validated_table
 
     def capture(params, schema, target, tree, *args):
-        # (links: the last argument; the tree copied before the table's pruning)
-        seen.append((target, _pruning.copy_tree(tree), args[-1], params.ccp_loss))
+        # (links: the eighth argument after the tree; the tree copied before the table's
+        # pruning)
+        seen.append((target, _pruning.copy_tree(tree), args[7], params.ccp_loss))
         return real(params, schema, target, tree, *args)
 
     monkeypatch.setattr(fit_module, "cross_validated_table", capture)

@@ -495,6 +495,9 @@ def test_folds_of_no_more_rows_than_bins_take_the_fit_s_exact_bins(monkeypatch, 
                                                                    max_bins):
     """With no more rows than bins every bin is exact: the folds take the fit's own
     bins, the very arrays a FoldBins of the rows gives; with more rows, a FoldBins."""
+    # (the two-call path: a small table's tree and folds grown by one call are
+    # test_small_cv.py's)
+    monkeypatch.setattr("quercus._small_cv.ENABLED", False)
     from quercus import _fit
     from quercus._fold_bins import FoldBins
     X = _fold_binning_frames()[name]
@@ -545,6 +548,9 @@ def test_a_fit_ranks_its_classes_once(monkeypatch):
 @pytest.mark.parametrize("max_surrogate", [0, 5])
 def test_fold_params_drop_surrogates_only_without_missing_values(monkeypatch, missing,
                                                                  max_surrogate):
+    # (the two-call path: a small table's tree and folds grown by one call are
+    # test_small_cv.py's)
+    monkeypatch.setattr("quercus._small_cv.ENABLED", False)
     from sklearn.base import clone
 
     from quercus import _fit
@@ -591,6 +597,9 @@ def test_a_kernel_fold_with_a_row_of_weight_zero_goes_the_python_way():
 
 
 def test_every_fold_of_positive_weights_is_scored_by_the_kernels(monkeypatch):
+    # (the two-call path: a small table's tree and folds grown by one call are
+    # test_small_cv.py's)
+    monkeypatch.setattr("quercus._small_cv.ENABLED", False)
     from quercus import _fit
     rng = np.random.default_rng(2)
     X = pd.DataFrame({"x": rng.normal(size=60), "z": rng.normal(size=60)})
@@ -617,6 +626,9 @@ def test_every_fold_of_positive_weights_is_scored_by_the_kernels(monkeypatch):
 
 @pytest.mark.parametrize("task", ["two classes", "three classes", "regression"])
 def test_folds_grown_in_one_call_give_the_python_folds_table(monkeypatch, task):
+    # (the two-call path: a small table's tree and folds grown by one call are
+    # test_small_cv.py's)
+    monkeypatch.setattr("quercus._small_cv.ENABLED", False)
     from quercus import _fit
     rng = np.random.default_rng(3)
     n = 90

@@ -824,6 +824,9 @@ def test_cv_folds_fitted_from_their_bins_alone_give_the_table_of_the_whole_fit_p
     """A fold's fit from its bins, labels and weights (``_fit_fold_bins``, which skips
     the pipeline's hold-out, binning and pruning steps) is the same table, to the bit, as
     running every fold through ``fit_encoded``."""
+    # (the two-call path: a small table's tree and folds grown by one call are
+    # test_small_cv.py's)
+    monkeypatch.setattr("quercus._small_cv.ENABLED", False)
     from quercus import _fit
     data, cls, params = LEAN_FOLD_CASES[case]
     X, y = _fold_table_data(data)
@@ -870,6 +873,9 @@ def test_cv_folds_scored_from_the_kernel_s_tables_give_the_python_path_s_table(
     tree object) gives the table of the Python path
     (``fit_fold`` then ``_errors_along_path``) to the bit; the fits it cannot take (class
     weights, entropy as the pruning's loss) go the Python way."""
+    # (the two-call path: a small table's tree and folds grown by one call are
+    # test_small_cv.py's)
+    monkeypatch.setattr("quercus._small_cv.ENABLED", False)
     from quercus import _fit
     from quercus._kernels import folds
     data, cls, params = KERNEL_FOLD_CASES[case]
@@ -907,6 +913,9 @@ def test_small_folds_are_grown_and_scored_in_one_call_as_one_by_one(monkeypatch,
     and one ``table_moments`` call (a call per thread), with the table of the folds grown
     and scored one by one; a fold without every class goes on its own (here the lone
     class's: then every fold does)."""
+    # (the two-call path: a small table's tree and folds grown by one call are
+    # test_small_cv.py's)
+    monkeypatch.setattr("quercus._small_cv.ENABLED", False)
     from quercus import _fit, _grower, _pruning
     X, y = _fold_table_data("regression" if case == "regression" else "continuous")
     if case == "categorical":
@@ -1876,6 +1885,9 @@ def test_cost_complexity_pruning_path_method_equals_scikit_learns(loader):
 
 
 def test_cv_folds_share_the_threads_from_a_thousand_cells(monkeypatch):
+    # (the two-call path: a small table's tree and folds grown by one call are
+    # test_small_cv.py's)
+    monkeypatch.setattr("quercus._small_cv.ENABLED", False)
     # The folds' kernels release the GIL: from FOLD_THREADS_MIN_CELLS cells (wine: 2,314)
     # they run side by side; on iris (600) and the textbook's 17 rows, whose folds are
     # mostly Python, they take turns in one thread. (These folds are grown a call per

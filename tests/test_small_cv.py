@@ -1,0 +1,159 @@
+"""A small cross-validated cost-complexity fit grows its tree and its folds' trees in one
+kernel call (quercus._small_cv), to the very tree and complexity table of the two calls
+(the whole data's tree, then the folds)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_iris
+from sklearn.model_selection import KFold
+
+from quercus import CARTClassifier, CARTRegressor, _small_cv, export_text
+from quercus.datasets import load_golf, load_watermelon
+
+
+def _watermelon_with_missing():
+    X, y = load_watermelon("2.0")
+    X = X.copy()
+    rng = np.random.default_rng(4)
+    for column in X.columns[:3]:
+        values = X[column].astype(object)
+        values[rng.random(len(X)) < 0.15] = np.nan
+        X[column] = pd.Categorical(values)
+    return X, y
+
+
+def _regression(n=40):
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
+                      "c": pd.Categorical(rng.choice(list("pqr"), n))})
+    y = (3.0 * X["a"].to_numpy() + X["c"].map({"p": 0.0, "q": 4.0, "r": -4.0}).to_numpy()
+         + rng.normal(size=n))
+    X.loc[X.index[::7], "b"] = np.nan
+    return X, y
+
+
+CASES = {
+    "golf": (CARTClassifier, load_golf, {}),
+    "watermelon with missing values": (CARTClassifier, _watermelon_with_missing, {}),
+    "iris, three classes, cp=0": (CARTClassifier, lambda: load_iris(return_X_y=True),
+                                  {"cp": 0.0}),
+    "regression with missing values": (CARTRegressor, _regression, {}),
+    "golf, five folds, the 1-SE rule": (CARTClassifier, load_golf,
+                                        {"cv": 5, "cv_rule": "1se"}),
+    "error as the loss, sample weights": (CARTClassifier, load_golf,
+                                          {"ccp_loss": "error", "weights": True}),
+}
+
+
+def _fit_both_ways(monkeypatch, cls, X, y, params):
+    """(fitted in one call, fitted in two), and the roots of each one-call kernel call."""
+    params = dict(params)
+    weights = params.pop("weights", False)
+    w = np.random.default_rng(7).uniform(0.5, 2.0, len(y)) if weights else None
+    roots = []
+    real = _small_cv.subtree_blocks
+
+    def spy(data, cfg, layout, idx, w_, starts, *args, **kwargs):
+        roots.append(len(starts) - 1)
+        return real(data, cfg, layout, idx, w_, starts, *args, **kwargs)
+
+    monkeypatch.setattr(_small_cv, "subtree_blocks", spy)
+    fitted = {}
+    for enabled in (True, False):
+        monkeypatch.setattr(_small_cv, "ENABLED", enabled)
+        fitted[enabled] = cls(pruning="cost_complexity", random_state=0, **params).fit(
+            X, y, sample_weight=w)
+    return fitted[True], fitted[False], roots
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_one_call_grows_the_tree_and_table_of_two_calls(monkeypatch, case):
+    cls, load, params = CASES[case]
+    X, y = load()
+    one, two, roots = _fit_both_ways(monkeypatch, cls, X, y, params)
+    assert roots == [params.get("cv", 10) + 1]  # the whole data's root and every fold's
+    assert export_text(one) == export_text(two)
+    pd.testing.assert_frame_equal(one.cp_table_, two.cp_table_, check_exact=True)
+    assert one.ccp_alpha_ == two.ccp_alpha_
+    for field in ("feature", "threshold", "value", "impurity", "weighted_n_node_samples",
+                  "sur_feature", "sur_threshold", "cat_map"):
+        np.testing.assert_array_equal(getattr(one.tree_, field), getattr(two.tree_, field))
+    assert one.pruning_report_ == two.pruning_report_
+    if case.startswith("regression"):  # (a subset split: the whole tree's categories' map)
+        assert one.tree_.cat_map.size > 0
+
+
+def test_unseeded_folds_draw_from_the_global_generator_as_two_calls_do(monkeypatch):
+    # random_state=None deals the folds from NumPy's global RandomState: one draw either
+    # way, so a user's np.random.seed gives the same table and leaves the same state.
+    X, y = load_golf()
+    tables, states = {}, {}
+    for enabled in (True, False):
+        monkeypatch.setattr(_small_cv, "ENABLED", enabled)
+        np.random.seed(11)
+        tables[enabled] = CARTClassifier(pruning="cost_complexity").fit(X, y).cp_table_
+        states[enabled] = np.random.get_state()[1].tolist()
+    pd.testing.assert_frame_equal(tables[True], tables[False], check_exact=True)
+    assert states[True] == states[False]
+
+
+def test_a_fold_without_every_class_is_grown_on_its_own_with_the_same_folds(monkeypatch):
+    # A class of one row is missing from one fold's training rows: that fold's classes
+    # are not the whole data's, so the folds already dealt go the two-call way, with no
+    # second deal (the unseeded table is the same as the two-call path's).
+    X, y = load_iris(return_X_y=True)
+    keep = np.r_[0:50, 50:100, 100:101]
+    X, y = X[keep], y[keep]
+    made = []
+    real = _small_cv.Grown.__init__
+
+    def spy(self, *args):
+        real(self, *args)
+        made.append(self.ok)
+
+    monkeypatch.setattr(_small_cv.Grown, "__init__", spy)
+    tables, states = {}, {}
+    for enabled in (True, False):
+        monkeypatch.setattr(_small_cv, "ENABLED", enabled)
+        np.random.seed(3)
+        tables[enabled] = CARTClassifier(pruning="cost_complexity").fit(X, y).cp_table_
+        states[enabled] = np.random.get_state()[1].tolist()
+    assert made == [False]
+    pd.testing.assert_frame_equal(tables[True], tables[False], check_exact=True)
+    assert states[True] == states[False]
+
+
+OTHER_WAY = {
+    "class weights": (CARTClassifier, {"class_weight": "balanced"}),
+    "absolute error": (CARTRegressor, {"criterion": "absolute_error"}),
+    "entropy as the loss": (CARTClassifier, {"ccp_loss": "entropy"}),
+    "fractional sizes": (CARTClassifier, {"min_samples_leaf": 0.05}),
+    "surrogates always, no missing value": (CARTClassifier, {"surrogates": "always"}),
+    "a splitter object": (CARTClassifier, {"cv": KFold(4, shuffle=True, random_state=0)}),
+    "max_features": (CARTClassifier, {"max_features": 2}),
+    "the fractional rule": (CARTClassifier, {"missing_strategy": "fractional"}),
+    "1,000 cells": (CARTClassifier, {"rows": 250}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OTHER_WAY))
+def test_fits_the_one_call_cannot_take_grow_in_two_calls(monkeypatch, case):
+    cls, params = OTHER_WAY[case]
+    params = dict(params)
+    rows = params.pop("rows", 60)
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame(rng.normal(size=(rows, 4)), columns=list("abcd"))
+    y = X["a"].to_numpy() + rng.normal(size=rows)
+    if cls is CARTClassifier:
+        y = np.where(y > 0, "yes", "no")
+    made = []
+    real = _small_cv.Grown.__init__
+    monkeypatch.setattr(_small_cv.Grown, "__init__",
+                        lambda self, *a: made.append(1) or real(self, *a))
+    cls(pruning="cost_complexity", random_state=0, **params).fit(X, y)
+    assert made == []
+    # (the same data with the defaults is taken: what keeps it out is the parameter)
+    if rows * 4 < _small_cv.MAX_CELLS:
+        cls(pruning="cost_complexity", random_state=0).fit(X, y)
+        assert made == [1]
