@@ -12,7 +12,6 @@ parameters (``criterion``, ``max_depth``, ...) are all this module reads of it.
 import copy
 import functools
 import inspect
-import itertools
 import numbers
 from contextlib import contextmanager
 from dataclasses import replace
@@ -36,6 +35,7 @@ from ._kernels.schema import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED
 from ._memory import check_fit_memory
 from ._params import resolve_counts, resolve_n_jobs
 from ._prepare import Schema
+from ._small_cv import _starts
 from ._pruning import (choose_row, complexity_table, finish, node_stats, pessimistic,
                        prune_at_alpha, prune_to_row, reduced_error, rng_of)
 from ._target import Target, is_regressor
@@ -880,17 +880,6 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
 
     moments.every_fold = every_fold
     return moments
-
-
-def _starts(sizes):
-    """The offsets of blocks of ``sizes`` laid end to end: 0, then each block's end (int64).
-
-    Examples
-    --------
-    >>> _starts([3, 0, 2]).tolist()
-    [0, 3, 3, 5]
-    """
-    return np.array([0, *itertools.accumulate(sizes)], dtype=np.int64)
 
 
 def _fit_fold_bins(params, schema, bins, labels, w_user, floor):

@@ -11,6 +11,7 @@ whole tree's weakest links tell: their subtrees at every alpha they are scored a
 same, and so are the table's numbers.
 """
 
+import itertools
 import numbers
 
 import numpy as np
@@ -70,7 +71,7 @@ class Grown:
         regression = data.is_regression
         trains = [train for train, _ in splits]
         sizes = [n] + [t.size for t in trains]
-        starts = np.array([0, *np.cumsum(sizes)], dtype=np.int64)
+        starts = _starts(sizes)
         idx = np.concatenate([np.arange(n, dtype=np.int64), *trains])
         w = data.w[idx]
         k = len(splits)
@@ -89,14 +90,20 @@ class Grown:
                 self.ok = False
                 return
         stats = np.vstack([_root_stats(data)[None], fold_stats])
-        total_w = np.array([float(data.w.sum())]
-                           + [float(w[a:b].sum()) for a, b in zip(starts[1:-1], starts[2:])])
+        if bool((data.w == 1.0).all()):  # (sums of ones, exact in any order: the sizes)
+            total_w = np.array(sizes, dtype=np.float64)
+        else:  # (each root's weight summed as its own array sums it)
+            total_w = np.array([float(data.w.sum())]
+                               + [float(w[a:b].sum())
+                                  for a, b in zip(starts[1:-1].tolist(), starts[2:].tolist())])
         layout = subtree_layout(data, cfg, dense=n >= HIST_MIN_SAMPLES)
         (self.nodes, self.slots, self.cat_map, self.cats, self.surs, self.sur_starts,
          _) = subtree_blocks(data, cfg, layout, idx, w, starts, stats,
                              np.zeros((k + 1, p), dtype=bool), np.zeros(k + 1, dtype=np.int64),
                              total_w)
-        self.idx, self.starts, self.tests = idx, starts, [test for _, test in splits]
+        self.idx, self.starts = idx, starts
+        tests = [test for _, test in splits]
+        self.test, self.test_sizes = np.concatenate(tests), [t.size for t in tests]
         self.y, self.n_stats, self.regression = data.y, data.n_stats, regression
 
     def whole_tree(self):
@@ -112,14 +119,24 @@ class Grown:
         ``table_moments`` call on their blocks. ``held_out_all``: every row's target
         (class codes as floats, or values)."""
         def every_fold(splits, floor, thresholds, y_codes):
-            test = np.concatenate(self.tests)
-            x_start = np.array([0, *np.cumsum([t.size for t in self.tests])], dtype=np.int64)
+            test = self.test
             mean, m2 = table_moments(
                 self.nodes, self.slots[1:], self.cat_map, self.cats[1:], self.surs,
                 self.sur_starts[1:], self.y, self.idx, self.starts[1:], self.n_stats,
                 self.regression, risk_loss, X_all[test], held_out_all[test], w_err[test],
-                x_start, thresholds)
-            return [(t.size, mean_j, m2_j)
-                    for t, mean_j, m2_j in zip(self.tests, mean.tolist(), m2.tolist())]
+                _starts(self.test_sizes), thresholds)
+            # (As lists: merged on Python floats, see _pruning._merge_all.)
+            return list(zip(self.test_sizes, mean.tolist(), m2.tolist()))
         return every_fold
+
+
+def _starts(sizes):
+    """The offsets of blocks of ``sizes`` laid end to end: 0, then each block's end (int64).
+
+    Examples
+    --------
+    >>> _starts([3, 0, 2]).tolist()
+    [0, 3, 3, 5]
+    """
+    return np.array([0, *itertools.accumulate(sizes)], dtype=np.int64)
 
