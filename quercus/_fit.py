@@ -291,9 +291,11 @@ def _small_table_folds(params, target, data, cfg, w_user, fold_bins, y_enc):
             params, target, data, cfg, w_user, fold_bins, codes,
             draws_at_random(params, cfg.max_features, p))):
         return None, None
-    splits = _pruning.default_splits(params.cv, data.codes.shape[0], codes,
-                                     fold_seed(params.random_state))
-    grown = _small_cv.Grown(data, cfg, splits, codes)
+    n = data.codes.shape[0]
+    splits = _pruning.default_splits(params.cv, n, codes, fold_seed(params.random_state))
+    # (the folds' threads, as _fold_scorer's every_fold shares them out)
+    threads = (numba.get_num_threads() if n * p >= _pruning.FOLD_THREADS_MIN_CELLS else 1)
+    grown = _small_cv.Grown(data, cfg, splits, codes, threads)
     return splits, (grown if grown.ok else None)
 
 
@@ -711,11 +713,6 @@ def _fold_fitter(params, schema, target, X_all, y, w_user, w_err, fold_bins):
                                   w_err, fold_bins)
 
 
-# Folds of at most this many training rows are grown and scored together (every_fold):
-# there the Python around each fold was the cost; bigger folds gain nothing and a call
-# would hold several folds' tables at once.
-EVERY_FOLD_MAX_ROWS = 512
-
 # Cross-validation folds are grown and scored by two kernel calls each (_fold_scorer) when
 # they can be; False: every fold through fit_fold and the Python scoring (the tests'
 # switch, to compare the two).
@@ -799,7 +796,7 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
         ``grow_subtree`` on its rows of the whole data's exact bins (``take_rows`` is
         then a copy of them, and the fold's tree the same). None when a fold needs its
         own: its classes are not all of them, its settings differ (fractional sizes),
-        or the folds are bigger than ``EVERY_FOLD_MAX_ROWS`` rows."""
+        or the folds are bigger than ``_small_cv.EVERY_FOLD_MAX_ROWS`` rows."""
         if not (isinstance(fold_bins, Bins) and fixed_counts and not frac_w
                 and all_positive):
             return None
@@ -807,7 +804,8 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
         sizes = [t.size for t in trains]
         # (A fold is too big for one call past a size: the biggest fold says.)
         biggest = max(sizes)
-        if biggest > min(EVERY_FOLD_MAX_ROWS, subtree_limit(biggest, regression)):
+        if biggest > min(_small_cv.EVERY_FOLD_MAX_ROWS,
+                         subtree_limit(biggest, regression)):
             return None
         tests = [test for _, test in splits]
         n_folds = len(splits)

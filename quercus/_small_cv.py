@@ -16,16 +16,17 @@ import numbers
 
 import numpy as np
 
-from . import _pruning
 from ._binning import Bins
 from ._grower import (HIST_MIN_SAMPLES, _root_stats, _table_tree, subtree_blocks,
                       subtree_layout, subtree_limit)
 from ._kernels.folds import MAX_CLASSES, table_moments
 from ._kernels.schema import FRACTIONAL
+from ._threads import in_order
 
-# The largest table (rows x columns) grown this way: below it the folds run on one thread
-# (FOLD_THREADS_MIN_CELLS), and the Python around a second call is a large share of a fit.
-MAX_CELLS = _pruning.FOLD_THREADS_MIN_CELLS
+# Folds of at most this many training rows are grown and scored together, a call per
+# thread (here, and by _fit's every_fold): there the Python around each fold was the cost;
+# bigger folds gain nothing and a call would hold several folds' tables at once.
+EVERY_FOLD_MAX_ROWS = 512
 
 # False: the whole data's tree and the folds are grown by separate calls (the tests'
 # switch, to compare the two).
@@ -45,7 +46,8 @@ def eligible(params, target, data, cfg, w_user, fold_bins, codes, draws):
     n, p = data.codes.shape
     regression = target.regression
     return (ENABLED and isinstance(params.cv, numbers.Integral)
-            and n * p < MAX_CELLS and n <= subtree_limit(n, regression)
+            and n - n // min(int(params.cv), n) <= EVERY_FOLD_MAX_ROWS  # (the biggest fold)
+            and n <= subtree_limit(n, regression)
             and isinstance(fold_bins, Bins) and fold_bins.exact
             and data.w is w_user and not cfg.pre_prune
             and isinstance(params.min_samples_split, numbers.Integral)
@@ -62,11 +64,12 @@ def eligible(params, target, data, cfg, w_user, fold_bins, codes, draws):
 
 class Grown:
     """The whole data's tree (root 0) and the folds (roots 1..k) of ``splits`` grown by
-    one call, their tables kept for scoring the folds."""
+    one kernel call (a call per thread: :func:`parts`), their tables kept for scoring
+    the folds."""
 
-    def __init__(self, data, cfg, splits, codes):
-        """None-like (``ok`` False) when a fold's training rows lack a class: its
-        classes would not be the whole data's, and it is grown on its own."""
+    def __init__(self, data, cfg, splits, codes, threads=1):
+        """``ok`` False when a fold's training rows lack a class: its classes would not
+        be the whole data's, and it is grown on its own."""
         n, p = data.codes.shape
         regression = data.is_regression
         trains = [train for train, _ in splits]
@@ -97,37 +100,77 @@ class Grown:
                                + [float(w[a:b].sum())
                                   for a, b in zip(starts[1:-1].tolist(), starts[2:].tolist())])
         layout = subtree_layout(data, cfg, dense=n >= HIST_MIN_SAMPLES)
-        (self.nodes, self.slots, self.cat_map, self.cats, self.surs, self.sur_starts,
-         _) = subtree_blocks(data, cfg, layout, idx, w, starts, stats,
-                             np.zeros((k + 1, p), dtype=bool), np.zeros(k + 1, dtype=np.int64),
-                             total_w)
-        self.idx, self.starts = idx, starts
+        starts_list = starts.tolist()
+
+        def grow(roots):
+            """The tables of roots ``roots.start .. roots.stop - 1``, and their rows."""
+            r0, r1 = roots.start, roots.stop
+            a, b = starts_list[r0], starts_list[r1]
+            rows = idx[a:b]
+            tables = subtree_blocks(data, cfg, layout, rows, w[a:b], starts[r0:r1 + 1] - a,
+                                    stats[r0:r1], np.zeros((r1 - r0, p), dtype=bool),
+                                    np.zeros(r1 - r0, dtype=np.int64), total_w[r0:r1])
+            return tables[:6], rows, starts[r0:r1 + 1] - a
+
+        self.parts = parts(sizes, threads)
+        self.blocks = list(in_order(lambda i: grow(self.parts[i]), len(self.parts),
+                                    len(self.parts)))
         tests = [test for _, test in splits]
-        self.test, self.test_sizes = np.concatenate(tests), [t.size for t in tests]
+        self.tests, self.test_sizes = tests, [t.size for t in tests]
         self.y, self.n_stats, self.regression = data.y, data.n_stats, regression
 
     def whole_tree(self):
         """The whole data's tree (:class:`~quercus._tree.TreeArrays`), from root 0's
         block."""
-        surs = type(self.surs)(*(a[:self.sur_starts[1]].copy() for a in self.surs))
-        return _table_tree(self.nodes, int(self.slots[1]),
-                           self.cat_map[:self.cats[1]].copy(), surs)
+        (nodes, slots, cat_map, cats, surs, sur_starts), _, _ = self.blocks[0]
+        surs = type(surs)(*(a[:sur_starts[1]].copy() for a in surs))
+        return _table_tree(nodes, int(slots[1]), cat_map[:cats[1]].copy(), surs)
 
     def scorer(self, X_all, held_out_all, w_err, risk_loss):
         """``every_fold`` for :func:`quercus._pruning.complexity_table`: the folds'
-        held-out (count, mean, m2) at ``thresholds``, in fold order, from one
-        ``table_moments`` call on their blocks. ``held_out_all``: every row's target
-        (class codes as floats, or values)."""
+        held-out (count, mean, m2) at ``thresholds``, in fold order, from a
+        ``table_moments`` call on each thread's blocks. ``held_out_all``: every row's
+        target (class codes as floats, or values)."""
         def every_fold(splits, floor, thresholds, y_codes):
-            test = self.test
-            mean, m2 = table_moments(
-                self.nodes, self.slots[1:], self.cat_map, self.cats[1:], self.surs,
-                self.sur_starts[1:], self.y, self.idx, self.starts[1:], self.n_stats,
-                self.regression, risk_loss, X_all[test], held_out_all[test], w_err[test],
-                _starts(self.test_sizes), thresholds)
-            # (As lists: merged on Python floats, see _pruning._merge_all.)
-            return list(zip(self.test_sizes, mean.tolist(), m2.tolist()))
+            out = []
+            for roots, block in zip(self.parts, self.blocks):
+                (nodes, slots, cat_map, cats, surs, sur_starts), rows, starts = block
+                first = 1 if roots.start == 0 else 0  # (root 0, the whole data's: not a fold)
+                folds = range(roots.start + first - 1, roots.stop - 1)
+                if not folds:
+                    continue
+                test = (self.tests[folds.start] if len(folds) == 1
+                        else np.concatenate(self.tests[folds.start:folds.stop]))
+                sizes = self.test_sizes[folds.start:folds.stop]
+                mean, m2 = table_moments(
+                    nodes, slots[first:], cat_map, cats[first:], surs, sur_starts[first:],
+                    self.y, rows, starts[first:], self.n_stats, self.regression, risk_loss,
+                    X_all[test], held_out_all[test], w_err[test], _starts(sizes), thresholds)
+                # (As lists: merged on Python floats, see _pruning._merge_all.)
+                out.extend(zip(sizes, mean.tolist(), m2.tolist()))
+            return out
         return every_fold
+
+
+def parts(sizes, threads):
+    """The roots (rows ``sizes``; root 0 the whole data's) each of ``threads`` threads
+    grows: consecutive ranges of about the same rows.
+
+    Examples
+    --------
+    >>> parts([100] + [90] * 10, 2)
+    [range(0, 5), range(5, 11)]
+    >>> parts([14] + [12] * 10, 1)
+    [range(0, 11)]
+    """
+    threads = max(1, min(threads, len(sizes) - 1))
+    total = sum(sizes)
+    bounds, run = [0], 0
+    for r, size in enumerate(sizes):
+        if len(bounds) < threads and run + size / 2 > total * len(bounds) / threads:
+            bounds.append(r)
+        run += size
+    return [range(a, b) for a, b in zip(bounds, bounds[1:] + [len(sizes)])]
 
 
 def _starts(sizes):

@@ -23,10 +23,12 @@ def _watermelon_with_missing():
     return X, y
 
 
-def _regression(n=40):
+def _regression(n=40, noise_columns=0):
     rng = np.random.default_rng(1)
     X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n),
                       "c": pd.Categorical(rng.choice(list("pqr"), n))})
+    for j in range(noise_columns):
+        X[f"noise{j}"] = rng.normal(size=n)
     y = (3.0 * X["a"].to_numpy() + X["c"].map({"p": 0.0, "q": 4.0, "r": -4.0}).to_numpy()
          + rng.normal(size=n))
     X.loc[X.index[::7], "b"] = np.nan
@@ -41,8 +43,17 @@ CASES = {
     "regression with missing values": (CARTRegressor, _regression, {}),
     "golf, five folds, the 1-SE rule": (CARTClassifier, load_golf,
                                         {"cv": 5, "cv_rule": "1se"}),
+    # (under 1,000 cells the folds take turns on one thread, whatever n_jobs says)
+    "golf, two threads allowed": (CARTClassifier, load_golf, {"n_jobs": 2}),
     "error as the loss, sample weights": (CARTClassifier, load_golf,
                                           {"ccp_loss": "error", "weights": True}),
+    # (1,000 cells and more: the roots shared out to two threads, a call each; up to 255
+    # rows, every bin exact)
+    "regression of 250 rows on two threads": (
+        CARTRegressor, lambda: _regression(250, noise_columns=2), {"n_jobs": 2}),
+    "250 rows, sample weights, two threads": (
+        CARTClassifier, lambda: load_iris(return_X_y=True),
+        {"n_jobs": 2, "weights": True, "rows": 250}),
 }
 
 
@@ -50,6 +61,10 @@ def _fit_both_ways(monkeypatch, cls, X, y, params):
     """(fitted in one call, fitted in two), and the roots of each one-call kernel call."""
     params = dict(params)
     weights = params.pop("weights", False)
+    if "rows" in params:  # (rows repeated up to this many, with a little noise)
+        rows = np.arange(params.pop("rows")) % len(y)
+        X = X[rows] + np.random.default_rng(0).normal(0, 0.01, (rows.size, X.shape[1]))
+        y = y[rows]
     w = np.random.default_rng(7).uniform(0.5, 2.0, len(y)) if weights else None
     roots = []
     real = _small_cv.subtree_blocks
@@ -72,7 +87,10 @@ def test_one_call_grows_the_tree_and_table_of_two_calls(monkeypatch, case):
     cls, load, params = CASES[case]
     X, y = load()
     one, two, roots = _fit_both_ways(monkeypatch, cls, X, y, params)
-    assert roots == [params.get("cv", 10) + 1]  # the whole data's root and every fold's
+    # The whole data's root and every fold's: in one call, or one a thread.
+    assert sum(roots) == params.get("cv", 10) + 1
+    two_threads = params.get("n_jobs") == 2 and params.get("rows", len(y)) * X.shape[1] >= 1000
+    assert len(roots) == (2 if two_threads else 1)
     assert export_text(one) == export_text(two)
     pd.testing.assert_frame_equal(one.cp_table_, two.cp_table_, check_exact=True)
     assert one.ccp_alpha_ == two.ccp_alpha_
@@ -133,7 +151,8 @@ OTHER_WAY = {
     "a splitter object": (CARTClassifier, {"cv": KFold(4, shuffle=True, random_state=0)}),
     "max_features": (CARTClassifier, {"max_features": 2}),
     "the fractional rule": (CARTClassifier, {"missing_strategy": "fractional"}),
-    "1,000 cells": (CARTClassifier, {"rows": 250}),
+    "quantile bins (300 distinct values)": (CARTClassifier, {"rows": 300}),
+    "folds of over 512 rows": (CARTClassifier, {"rows": 600, "max_bins": None}),
 }
 
 
@@ -154,6 +173,6 @@ def test_fits_the_one_call_cannot_take_grow_in_two_calls(monkeypatch, case):
     cls(pruning="cost_complexity", random_state=0, **params).fit(X, y)
     assert made == []
     # (the same data with the defaults is taken: what keeps it out is the parameter)
-    if rows * 4 < _small_cv.MAX_CELLS:
+    if rows <= 255:  # (every bin exact, folds under EVERY_FOLD_MAX_ROWS rows)
         cls(pruning="cost_complexity", random_state=0).fit(X, y)
         assert made == [1]
