@@ -121,7 +121,7 @@ def test_a_dataframe_is_encoded_to_float64_only_when_pruning_reads_the_rows(
 
     import pandas as pd
 
-    from quercus import _fit, _prepare
+    from quercus import _fit, _prepare, _small_cv
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"a": rng.normal(size=200),
                       "c": pd.Categorical(rng.choice(list("xyz"), 200))})
@@ -141,8 +141,16 @@ def test_a_dataframe_is_encoded_to_float64_only_when_pruning_reads_the_rows(
         alive_while_growing.append(refs[0]() is not None if refs else None)
         return grow(*args, **kwargs)
 
+    # (a small cross-validated fit grows its tree with the folds': quercus._small_cv)
+    blocks = _small_cv.subtree_blocks
+
+    def spy_blocks(*args, **kwargs):
+        alive_while_growing.append(refs[0]() is not None if refs else None)
+        return blocks(*args, **kwargs)
+
     monkeypatch.setattr(_prepare, "fit_schema_and_encode", spy_encode)
     monkeypatch.setattr(_fit, "grow", spy_grow)
+    monkeypatch.setattr(_small_cv, "subtree_blocks", spy_blocks)
     make().fit(X, y)
     assert len(refs) == (1 if encoded else 0)
     assert alive_while_growing[0] is held
