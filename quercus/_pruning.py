@@ -624,10 +624,6 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     # Per subtree, the held-out errors' count, mean and sum of squared deviations, merged
     # fold by fold (Chan et al.'s update): no (subtrees x rows) matrix.
     moments = (0, np.zeros(alphas.size), np.zeros(alphas.size))
-    # The folds are fitted side by side, one thread each (their kernels release the GIL),
-    # and merged in fold order: the table does not depend on the number of threads.
-    threads = numba.get_num_threads()
-
     def fold_labels(train, test):
         """The fold's (classes, label codes) and its held-out rows' label codes: its
         classes are those among its rows (as encoding its labels gives), and the codes
@@ -677,8 +673,11 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     every = None if every_fold is None else every_fold(splits, fold_floor, thresholds,
                                                        y_codes)
     if every is None:
-        # On the process's pool and the calling thread: starting threads for each fit was
-        # a noticeable part of a cross-validated fit on a few hundred rows.
+        # The folds are fitted side by side, one thread each (their kernels release the
+        # GIL), and merged in fold order: the table does not depend on the number of
+        # threads. On the process's pool and the calling thread: starting threads for each
+        # fit was a noticeable part of a cross-validated fit on a few hundred rows.
+        threads = numba.get_num_threads()
         parallel = threads > 1 and len(splits) > 1 and X_enc.size >= FOLD_THREADS_MIN_CELLS
         every = in_order(lambda i: fold_errors(splits[i]), len(splits),
                          min(threads, len(splits)) if parallel else 1)
