@@ -105,11 +105,16 @@ def test_one_call_grows_the_tree_and_table_of_two_calls(monkeypatch, case):
 def test_unseeded_folds_draw_from_the_global_generator_as_two_calls_do(monkeypatch):
     # random_state=None deals the folds from NumPy's global RandomState: one draw either
     # way, so a user's np.random.seed gives the same table and leaves the same state.
-    X, y = load_golf()
+    _assert_unseeded_fits_agree(monkeypatch, *load_golf(), seed=11)
+
+
+def _assert_unseeded_fits_agree(monkeypatch, X, y, seed):
+    """An unseeded fit after ``np.random.seed(seed)`` gives the same table and leaves the
+    global generator in the same state, in one call or two."""
     tables, states = {}, {}
     for enabled in (True, False):
         monkeypatch.setattr(_small_cv, "ENABLED", enabled)
-        np.random.seed(11)
+        np.random.seed(seed)
         tables[enabled] = CARTClassifier(pruning="cost_complexity").fit(X, y).cp_table_
         states[enabled] = np.random.get_state()[1].tolist()
     pd.testing.assert_frame_equal(tables[True], tables[False], check_exact=True)
@@ -131,15 +136,8 @@ def test_a_fold_without_every_class_is_grown_on_its_own_with_the_same_folds(monk
         made.append(self.ok)
 
     monkeypatch.setattr(_small_cv.Grown, "__init__", spy)
-    tables, states = {}, {}
-    for enabled in (True, False):
-        monkeypatch.setattr(_small_cv, "ENABLED", enabled)
-        np.random.seed(3)
-        tables[enabled] = CARTClassifier(pruning="cost_complexity").fit(X, y).cp_table_
-        states[enabled] = np.random.get_state()[1].tolist()
+    _assert_unseeded_fits_agree(monkeypatch, X, y, seed=3)
     assert made == [False]
-    pd.testing.assert_frame_equal(tables[True], tables[False], check_exact=True)
-    assert states[True] == states[False]
 
 
 OTHER_WAY = {
