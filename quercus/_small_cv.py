@@ -5,7 +5,8 @@ On a table of a few dozen rows the Python around each kernel call costs more tha
 growing: the fit used to grow the whole data's tree in one ``grow_subtree`` call, then
 set up and grow the folds' trees in a second. Here the folds are dealt first, and the
 whole data's tree is root 0 of the folds' call (roots 1..k are the folds, each on its
-training rows of the same bins). The folds then grow to the whole tree's floor
+training rows of the same bins); from ``FOLD_THREADS_MIN_CELLS`` cells the roots are
+shared out to the threads, a call each. The folds then grow to the whole tree's floor
 (``cp * R(root)``) rather than to the smallest alpha they are scored at, which only the
 whole tree's weakest links tell: their subtrees at every alpha they are scored at are the
 same, and so are the table's numbers.
@@ -35,14 +36,14 @@ ENABLED = True
 
 def eligible(params, target, data, cfg, w_user, fold_bins, codes, draws):
     """Whether a cross-validated fit can grow its tree and folds in one call: an integer
-    ``cv``, exact bins the folds take their rows of (``fold_bins`` is the fit's
-    :class:`~quercus._binning.Bins`), the folds' settings the same as the whole tree's
-    (fixed sizes, no weight fraction, no random ``draws`` in growth, surrogates
-    searched alike), weights that
-    are the user's (no class weights) and positive, and the folds' scoring kernel able
-    to score them (``table_moments``: no absolute error, Poisson, fractional rule,
-    entropy as the loss, or more than MAX_CLASSES classes). ``codes``: a classifier's
-    label codes (None for a regressor)."""
+    ``cv`` whose folds have at most EVERY_FOLD_MAX_ROWS rows, exact bins the folds take
+    their rows of (``fold_bins`` is the fit's :class:`~quercus._binning.Bins`), the
+    folds' settings the same as the whole tree's (fixed sizes, no weight fraction, no
+    random ``draws`` in growth, surrogates searched alike), weights that are the user's
+    (no class weights) and positive, and the folds' scoring kernel able to score them
+    (``table_moments``: no absolute error, Poisson, fractional rule, entropy as the loss,
+    or more than MAX_CLASSES classes). ``codes``: a classifier's label codes (None for a
+    regressor)."""
     n, p = data.codes.shape
     regression = target.regression
     return (ENABLED and isinstance(params.cv, numbers.Integral)
@@ -167,7 +168,8 @@ def parts(sizes, threads):
     total = sum(sizes)
     bounds, run = [0], 0
     for r, size in enumerate(sizes):
-        if len(bounds) < threads and run + size / 2 > total * len(bounds) / threads:
+        if (len(bounds) < threads and r > bounds[-1]
+                and run + size / 2 > total * len(bounds) / threads):
             bounds.append(r)
         run += size
     return [range(a, b) for a, b in zip(bounds, bounds[1:] + [len(sizes)])]
