@@ -1885,13 +1885,13 @@ def test_cost_complexity_pruning_path_method_equals_scikit_learns(loader):
 
 
 def test_cv_folds_share_the_threads_from_a_thousand_cells(monkeypatch):
-    # (the two-call path: a small table's tree and folds grown by one call are
-    # test_small_cv.py's)
-    monkeypatch.setattr("quercus._small_cv.ENABLED", False)
     # The folds' kernels release the GIL: from FOLD_THREADS_MIN_CELLS cells (wine: 2,314)
     # they run side by side; on iris (600) and the textbook's 17 rows, whose folds are
     # mostly Python, they take turns in one thread. (These folds are grown a call per
     # thread, _fit's every_fold; others one by one, _pruning's loop.)
+    # (the two-call path: a small table's tree and folds grown by one call are
+    # test_small_cv.py's)
+    monkeypatch.setattr("quercus._small_cv.ENABLED", False)
     from sklearn.datasets import load_iris, load_wine
 
     from quercus import _fit, _pruning
