@@ -23,11 +23,11 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 
-from . import _grower, _prepare, _pruning, _small_cv
+from . import _prepare, _pruning, _small_cv
 from ._binning import Bins, bin_features
 from ._fold_bins import FoldBins
 from ._grower import (MISSING_CODES, BinnedData, GrowConfig, Validation, grow, root_risk,
-                      subtree_blocks, subtree_layout, subtree_limit, whole_tree_tables)
+                      subtree_limit, whole_tree_tables)
 from ._kernels.complexity import RISK_ENTROPY, RISK_ERROR, RISK_IMPURITY
 from ._kernels.criteria import check_classes, criterion_code
 from ._kernels.folds import MAX_CLASSES, table_moments
@@ -35,11 +35,9 @@ from ._kernels.schema import CAT_MULTIWAY, CAT_ONE_VS_REST, CAT_ORDERED
 from ._memory import check_fit_memory
 from ._params import resolve_counts, resolve_n_jobs
 from ._prepare import Schema
-from ._small_cv import _starts
 from ._pruning import (choose_row, complexity_table, finish, node_stats, pessimistic,
                        prune_at_alpha, prune_to_row, reduced_error, rng_of)
 from ._target import Target, is_regressor
-from ._threads import in_order
 from ._tree import TreeArrays
 
 # Training data kept for ``explain()`` without arguments only up to this many cells, so a
@@ -286,17 +284,46 @@ def _small_table_folds(params, target, data, cfg, w_user, fold_bins, y_enc):
     splits, None) when a fold lacks a class (the folds dealt, grown the two-call way);
     (None, None) when the fit is not one of them."""
     codes = None if target.regression else y_enc
-    p = data.codes.shape[1]
-    if not (KERNEL_FOLDS and _pruning.REUSE_FOLD_BINS and _small_cv.eligible(
-            params, target, data, cfg, w_user, fold_bins, codes,
-            draws_at_random(params, cfg.max_features, p))):
+    n, p = data.codes.shape
+    if not (kernels_score_folds(params, target, fold_bins,
+                                draws_at_random(params, cfg.max_features, p))
+            and _small_cv.eligible(params, target, data, cfg, w_user, fold_bins, codes)):
         return None, None
-    n = data.codes.shape[0]
     splits = _pruning.default_splits(params.cv, n, codes, fold_seed(params.random_state))
-    # (the folds' threads, as _fold_scorer's every_fold shares them out)
-    threads = (numba.get_num_threads() if n * p >= _pruning.FOLD_THREADS_MIN_CELLS else 1)
-    grown = _small_cv.Grown(data, cfg, splits, codes, threads)
+    grown = _small_cv.Grown(data, cfg, splits, codes, _fold_threads(n * p))
     return splits, (grown if grown.ok else None)
+
+
+def kernels_score_folds(params, target, fold_bins, draws):
+    """Whether the kernels can grow and score this fit's cross-validation folds from
+    their tables (``grow_subtree``, then ``table_moments``): bins to take the folds' from
+    (``fold_bins``), no random ``draws`` in growth, and none of absolute error, Poisson
+    deviance, C4.5's fractional rule, entropy as the pruning's loss, class weights or more
+    than ``MAX_CLASSES`` classes (``KERNEL_FOLDS`` and ``REUSE_FOLD_BINS`` on).
+
+    Examples
+    --------
+    >>> from quercus import CARTClassifier
+    >>> from quercus._target import Target
+    >>> target = Target(False, "gini", np.array(["a", "b"]))
+    >>> kernels_score_folds(CARTClassifier(), target, fold_bins=object(), draws=False)
+    True
+    >>> kernels_score_folds(CARTClassifier(ccp_loss="entropy"), target, object(), False)
+    False
+    """
+    return (KERNEL_FOLDS and fold_bins is not None and _pruning.REUSE_FOLD_BINS
+            and not draws and params.criterion not in ("absolute_error", "poisson")
+            and params.missing_strategy != "fractional" and params.ccp_loss != "entropy"
+            and (target.regression or (params.class_weight is None
+                                       and target.n_classes <= MAX_CLASSES)))
+
+
+def _fold_threads(cells):
+    """The threads the folds of a table of ``cells`` are shared out to: one below
+    ``_pruning.FOLD_THREADS_MIN_CELLS``, where waking a thread costs more than it saves."""
+    if cells < _pruning.FOLD_THREADS_MIN_CELLS:
+        return 1
+    return numba.get_num_threads()
 
 
 def growth_floor(params, target, data, cfg):
@@ -736,12 +763,8 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
     n, p = X_all.shape
     counts = resolve_counts(params, n, p)
     regression = target.regression
-    if (not KERNEL_FOLDS or fold_bins is None or not _pruning.REUSE_FOLD_BINS
-            or draws_at_random(params, counts[2], p)
-            or params.criterion == "absolute_error" or (regression and values is None)
-            or params.missing_strategy == "fractional" or params.ccp_loss == "entropy"
-            or (not regression and (params.class_weight is not None
-                                    or target.n_classes > MAX_CLASSES))):
+    if not kernels_score_folds(params, target, fold_bins,
+                               draws_at_random(params, counts[2], p)):
         return None
     cfg = grow_config(params, target, counts, w_user)
     cfg.risk_loss = RISK_IMPURITY if regression else RISK_CODES[params.ccp_loss]
@@ -751,7 +774,6 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
     fold_cfgs = {}  # (sizes, weight, floor) -> the folds' config: most folds share one
     # (Every fold's weights are positive when every row's is: not checked fold by fold.)
     all_positive = bool((w_user > 0).all())
-    unit_weights = all_positive and bool((w_user == 1.0).all())
     # The target of a fold with every class (its classes are the whole data's), made once.
     every_class = None if regression else Target(False, params.criterion, target.classes)
 
@@ -800,81 +822,22 @@ def _fold_scorer(params, schema, target, X_all, values, w_user, w_err, fold_bins
         if not (isinstance(fold_bins, Bins) and fixed_counts and not frac_w
                 and all_positive):
             return None
-        trains = [train for train, _ in splits]
-        sizes = [t.size for t in trains]
         # (A fold is too big for one call past a size: the biggest fold says.)
-        biggest = max(sizes)
+        biggest = max(train.size for train, _ in splits)
         if biggest > min(_small_cv.EVERY_FOLD_MAX_ROWS,
                          subtree_limit(biggest, regression)):
             return None
-        tests = [test for _, test in splits]
-        n_folds = len(splits)
-        # Every fold's training rows end to end, their weights beside them.
-        starts_all = _starts(sizes)
-        idx_all = np.concatenate(trains)
-        w_all = w_user[idx_all]
-        if regression:
-            y_all = values
-        else:
-            n_classes = target.n_classes
-            # Every fold's weighted class counts from one bincount over (fold, class): each
-            # count summed in row order, as a fold's own bincount sums it.
-            fold_of = np.repeat(np.arange(n_folds), sizes)
-            counts = np.bincount(fold_of * n_classes + y_codes[idx_all], weights=w_all,
-                                 minlength=n_folds * n_classes).reshape(n_folds, n_classes)
-            # (A fold without every class among its training rows, of positive weights: its
-            # own classes and codes. A splitter's training rows need not be the rest.)
-            if not counts.all():
-                return None
-            y_all = y_codes
         data = (target if regression else every_class).binned_data(
-            fold_bins, schema.is_categorical.copy(), y_all, w_user)
+            fold_bins, schema.is_categorical.copy(), values if regression else y_codes,
+            w_user)
         fold_cfg = copy.copy(cfg)  # (dataclasses.replace checks every field: slower)
         fold_cfg.min_weight_leaf, fold_cfg.risk_floor = 0.0, floor
-        # (No root of fewer than HIST_MIN_SAMPLES rows keeps dense histograms.)
-        layout = subtree_layout(data, fold_cfg, dense=biggest >= _grower.HIST_MIN_SAMPLES)
-        p = data.codes.shape[1]
-
-        def chunk(folds):
-            """One grow and one scoring call for the folds ``folds`` (a range)."""
-            a, b = starts_all[folds.start], starts_all[folds.stop]
-            idx, w = idx_all[a:b], w_all[a:b]
-            starts = starts_all[folds.start:folds.stop + 1] - a
-            if regression:
-                rows = [trains[i] for i in folds]
-                w_f = [w_user[t] for t in rows]  # (fresh arrays, as a fold's own: same sums)
-                stats = np.array([[w.sum(), w @ data.y[t], w @ data.y2[t]]
-                                  for t, w in zip(rows, w_f)])
-            else:
-                stats = counts[folds.start:folds.stop]
-            if unit_weights:  # (sums of ones, exact in any order: the fold's size)
-                total_w = np.array(sizes[folds.start:folds.stop], dtype=np.float64)
-            else:  # (a fold's weight summed as its own array sums it, in order)
-                total_w = np.array([float(w[s:e].sum())
-                                    for s, e in zip(starts[:-1], starts[1:])])
-            nodes, slots, cat_map, cats, surs, sur_starts, _ = subtree_blocks(
-                data, fold_cfg, layout, idx, w, starts, stats,
-                np.zeros((len(folds), p), dtype=bool), np.zeros(len(folds), dtype=np.int64),
-                total_w)
-            test = np.concatenate([tests[i] for i in folds])
-            x_start = _starts([tests[i].size for i in folds])
-            held_out = values[test] if regression else y_codes[test].astype(np.float64)
-            mean, m2 = table_moments(
-                nodes, slots, cat_map, cats, surs, sur_starts, data.y, idx,
-                starts, data.n_stats, regression, cfg.risk_loss, X_all[test], held_out,
-                w_err[test], x_start, thresholds)
-            # (As lists: merged on Python floats, see _pruning._merge_all.)
-            return [(tests[i].size, mean_j, m2_j)
-                    for i, mean_j, m2_j in zip(folds, mean.tolist(), m2.tolist())]
-
-        threads = numba.get_num_threads()
-        parts = min(threads, n_folds) if (
-            threads > 1 and X_all.size >= _pruning.FOLD_THREADS_MIN_CELLS) else 1
-        bounds = [n_folds * i // parts for i in range(parts + 1)]
-        out = []
-        for part in in_order(lambda i: chunk(range(bounds[i], bounds[i + 1])), parts, parts):
-            out.extend(part)
-        return out
+        grown = _small_cv.Grown(data, fold_cfg, splits, None if regression else y_codes,
+                                _fold_threads(X_all.size), whole=False)
+        if not grown.ok:
+            return None
+        return grown.scorer(X_all, data.y, w_err, cfg.risk_loss)(splits, floor, thresholds,
+                                                                y_codes)
 
     moments.every_fold = every_fold
     return moments

@@ -624,6 +624,7 @@ def complexity_table(target, tree, X_enc, y, w, loss, cv, random_state, fit_fold
     # Per subtree, the held-out errors' count, mean and sum of squared deviations, merged
     # fold by fold (Chan et al.'s update): no (subtrees x rows) matrix.
     moments = (0, np.zeros(alphas.size), np.zeros(alphas.size))
+
     def fold_labels(train, test):
         """The fold's (classes, label codes) and its held-out rows' label codes: its
         classes are those among its rows (as encoding its labels gives), and the codes

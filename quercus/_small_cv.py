@@ -20,8 +20,7 @@ import numpy as np
 from ._binning import Bins
 from ._grower import (HIST_MIN_SAMPLES, _root_stats, _table_tree, subtree_blocks,
                       subtree_layout, subtree_limit)
-from ._kernels.folds import MAX_CLASSES, table_moments
-from ._kernels.schema import FRACTIONAL
+from ._kernels.folds import table_moments
 from ._threads import in_order
 
 # Folds of at most this many training rows are grown and scored together, a call per
@@ -34,73 +33,73 @@ EVERY_FOLD_MAX_ROWS = 512
 ENABLED = True
 
 
-def eligible(params, target, data, cfg, w_user, fold_bins, codes, draws):
-    """Whether a cross-validated fit can grow its tree and folds in one call: an integer
-    ``cv`` whose folds have at most EVERY_FOLD_MAX_ROWS rows, exact bins the folds take
-    their rows of (``fold_bins`` is the fit's :class:`~quercus._binning.Bins`), the
-    folds' settings the same as the whole tree's (fixed sizes, no weight fraction, no
-    random ``draws`` in growth, surrogates searched alike), weights that are the user's
-    (no class weights) and positive, and the folds' scoring kernel able to score them
-    (``table_moments``: no absolute error, Poisson, fractional rule, entropy as the loss,
-    or more than MAX_CLASSES classes). ``codes``: a classifier's label codes (None for a
-    regressor)."""
+def eligible(params, target, data, cfg, w_user, fold_bins, codes):
+    """Whether a cross-validated fit whose folds the kernels score
+    (:func:`quercus._fit.kernels_score_folds`) can grow its tree and folds in one call: an
+    integer ``cv`` whose folds have at most EVERY_FOLD_MAX_ROWS rows, exact bins the
+    folds take their rows of (``fold_bins`` is the fit's :class:`~quercus._binning.Bins`),
+    the folds' settings the same as the whole tree's (fixed sizes, no weight fraction,
+    surrogates searched alike), and weights that are the user's (no class weights) and
+    positive. ``codes``: a classifier's label codes (None for a regressor)."""
     n, p = data.codes.shape
-    regression = target.regression
     return (ENABLED and isinstance(params.cv, numbers.Integral)
             and n - n // min(int(params.cv), n) <= EVERY_FOLD_MAX_ROWS  # (the biggest fold)
-            and n <= subtree_limit(n, regression)
+            and n <= subtree_limit(n, target.regression)
             and isinstance(fold_bins, Bins) and fold_bins.exact
             and data.w is w_user and not cfg.pre_prune
             and isinstance(params.min_samples_split, numbers.Integral)
             and isinstance(params.min_samples_leaf, numbers.Integral)
             and not float(params.min_weight_fraction_leaf)
-            and not draws
-            and params.criterion not in ("absolute_error", "poisson")
-            and cfg.missing_mode != FRACTIONAL and params.ccp_loss != "entropy"
             and not (cfg.surrogates_always and not data.has_missing)
-            and (regression or (codes is not None and params.class_weight is None
-                                and target.n_classes <= MAX_CLASSES))
+            and (target.regression or codes is not None)
             and bool((w_user > 0).all()))
 
 
 class Grown:
-    """The whole data's tree (root 0) and the folds (roots 1..k) of ``splits`` grown by
-    one kernel call (a call per thread: :func:`parts`), their tables kept for scoring
-    the folds."""
+    """The folds (roots) of ``splits`` grown by one kernel call (a call per thread:
+    :func:`parts`), their tables kept for scoring them; with ``whole``, the whole data's
+    tree too, as root 0 (the folds are then roots 1..k)."""
 
-    def __init__(self, data, cfg, splits, codes, threads=1):
+    def __init__(self, data, cfg, splits, codes, threads=1, whole=True):
         """``ok`` False when a fold's training rows lack a class: its classes would not
         be the whole data's, and it is grown on its own."""
         n, p = data.codes.shape
         regression = data.is_regression
         trains = [train for train, _ in splits]
-        sizes = [n] + [t.size for t in trains]
+        first = 1 if whole else 0  # (the first fold's root)
+        sizes = [n] * first + [t.size for t in trains]
         starts = _starts(sizes)
-        idx = np.concatenate([np.arange(n, dtype=np.int64), *trains])
+        idx = np.concatenate([np.arange(n, dtype=np.int64)] * first + trains)
         w = data.w[idx]
         k = len(splits)
-        self.ok = True
+        self.ok, self.first = True, first
         if regression:
-            fold_stats = [[wf.sum(), wf @ data.y[t], wf @ data.y2[t]]
-                          for t, wf in zip(trains, (data.w[t] for t in trains))]
+            stats = [[wf.sum(), wf @ data.y[t], wf @ data.y2[t]]
+                     for t, wf in zip(trains, (data.w[t] for t in trains))]
         else:
-            n_classes = data.n_stats
+            n_classes, a = data.n_stats, starts[first]
             # Every fold's weighted class counts from one bincount over (fold, class), each
             # summed in row order, as a fold's own bincount sums it.
-            fold_of = np.repeat(np.arange(k), sizes[1:])
-            fold_stats = np.bincount(fold_of * n_classes + codes[idx[n:]], weights=w[n:],
-                                     minlength=k * n_classes).reshape(k, n_classes)
-            if not fold_stats.all():
+            fold_of = np.repeat(np.arange(k), sizes[first:])
+            stats = np.bincount(fold_of * n_classes + codes[idx[a:]], weights=w[a:],
+                                minlength=k * n_classes).reshape(k, n_classes)
+            # (A fold without every class among its training rows, of positive weights:
+            # its own classes and codes. A splitter's training rows need not be the rest.)
+            if not stats.all():
                 self.ok = False
                 return
-        stats = np.vstack([_root_stats(data)[None], fold_stats])
+        if whole:
+            stats = np.vstack([_root_stats(data)[None], stats])
+        else:
+            stats = np.asarray(stats, dtype=np.float64)
         if bool((data.w == 1.0).all()):  # (sums of ones, exact in any order: the sizes)
             total_w = np.array(sizes, dtype=np.float64)
         else:  # (each root's weight summed as its own array sums it)
-            total_w = np.array([float(data.w.sum())]
-                               + [float(w[a:b].sum())
-                                  for a, b in zip(starts[1:-1].tolist(), starts[2:].tolist())])
-        layout = subtree_layout(data, cfg, dense=n >= HIST_MIN_SAMPLES)
+            total_w = np.array([float(data.w.sum())] * first
+                               + [float(w[a:b].sum()) for a, b in
+                                  zip(starts[first:-1].tolist(), starts[first + 1:].tolist())])
+        # (No root of fewer than HIST_MIN_SAMPLES rows keeps dense histograms.)
+        layout = subtree_layout(data, cfg, dense=max(sizes) >= HIST_MIN_SAMPLES)
         starts_list = starts.tolist()
 
         def grow(roots):
@@ -122,7 +121,7 @@ class Grown:
 
     def whole_tree(self):
         """The whole data's tree (:class:`~quercus._tree.TreeArrays`), from root 0's
-        block."""
+        block (grown ``whole``)."""
         (nodes, slots, cat_map, cats, surs, sur_starts), _, _ = self.blocks[0]
         surs = type(surs)(*(a[:sur_starts[1]].copy() for a in surs))
         return _table_tree(nodes, int(slots[1]), cat_map[:cats[1]].copy(), surs)
@@ -136,8 +135,9 @@ class Grown:
             out = []
             for roots, block in zip(self.parts, self.blocks):
                 (nodes, slots, cat_map, cats, surs, sur_starts), rows, starts = block
-                first = 1 if roots.start == 0 else 0  # (root 0, the whole data's: not a fold)
-                folds = range(roots.start + first - 1, roots.stop - 1)
+                # (root 0 of a whole grow, the whole data's, is not a fold)
+                first = self.first if roots.start == 0 else 0
+                folds = range(roots.start + first - self.first, roots.stop - self.first)
                 if not folds:
                     continue
                 test = (self.tests[folds.start] if len(folds) == 1
@@ -164,7 +164,7 @@ def parts(sizes, threads):
     >>> parts([14] + [12] * 10, 1)
     [range(0, 11)]
     """
-    threads = max(1, min(threads, len(sizes) - 1))
+    threads = max(1, min(threads, len(sizes)))
     total = sum(sizes)
     bounds, run = [0], 0
     for r, size in enumerate(sizes):

@@ -625,7 +625,8 @@ def test_every_fold_of_positive_weights_is_scored_by_the_kernels(monkeypatch):
 
 
 @pytest.mark.parametrize("task", ["two classes", "three classes", "regression"])
-def test_folds_grown_in_one_call_give_the_python_folds_table(monkeypatch, task):
+def test_folds_grown_in_one_call_give_the_python_folds_table(monkeypatch, subtree_roots,
+                                                            task):
     # (the two-call path: a small table's tree and folds grown by one call are
     # test_small_cv.py's)
     monkeypatch.setattr("quercus._small_cv.ENABLED", False)
@@ -641,16 +642,8 @@ def test_folds_grown_in_one_call_give_the_python_folds_table(monkeypatch, task):
         cuts = [0.0] if task == "two classes" else [-0.5, 0.5]
         y, est = np.array(list("abc"))[np.digitize(signal, cuts)], CARTClassifier
     w = rng.uniform(0.5, 2.0, n)
-    roots = []
-    blocks = _fit.subtree_blocks
-
-    def spy(data, cfg, layout, idx, w_, starts, *args, **kwargs):
-        roots.append(len(starts) - 1)
-        return blocks(data, cfg, layout, idx, w_, starts, *args, **kwargs)
-
-    monkeypatch.setattr(_fit, "subtree_blocks", spy)
     fitted = est(pruning="cost_complexity", random_state=0).fit(X, y, sample_weight=w)
-    assert sum(roots) == 10  # (every fold a root of the chunks' calls)
+    assert sum(subtree_roots) == 10  # (every fold a root of the chunks' calls)
     monkeypatch.setattr(_fit, "KERNEL_FOLDS", False)
     python = est(pruning="cost_complexity", random_state=0).fit(X, y, sample_weight=w)
     pd.testing.assert_frame_equal(fitted.cp_table_, python.cp_table_, check_exact=True)

@@ -888,8 +888,13 @@ def test_cv_folds_scored_from_the_kernel_s_tables_give_the_python_path_s_table(
         y[[7, 19, 33, 48, 60, 77, 91, 104, 111, 118]] = "lone"
     calls = []  # (the folds each call scores: one, or all of them at once)
     real = folds.table_moments
-    monkeypatch.setattr(_fit, "table_moments",
-                        lambda *a: (calls.append(a[1].size - 1), real(*a))[1])
+    def spy(*a):
+        calls.append(a[1].size - 1)
+        return real(*a)
+
+    # (a fold at a time from _fit, every fold at once from _small_cv)
+    monkeypatch.setattr(_fit, "table_moments", spy)
+    monkeypatch.setattr("quercus._small_cv.table_moments", spy)
     tables = {}
     # Three cases compiled (a compile of the kernel's variants for categories, regression
     # and surrogates is a minute); the others run the kernels' Python source, the same
@@ -1894,7 +1899,7 @@ def test_cv_folds_share_the_threads_from_a_thousand_cells(monkeypatch):
     monkeypatch.setattr("quercus._small_cv.ENABLED", False)
     from sklearn.datasets import load_iris, load_wine
 
-    from quercus import _fit, _pruning
+    from quercus import _pruning, _small_cv
     from quercus.datasets import load_watermelon
     seen = []
     real = _pruning.in_order
@@ -1904,7 +1909,7 @@ def test_cv_folds_share_the_threads_from_a_thousand_cells(monkeypatch):
         return real(run, n, threads)
 
     monkeypatch.setattr(_pruning, "in_order", spy)
-    monkeypatch.setattr(_fit, "in_order", spy)
+    monkeypatch.setattr(_small_cv, "in_order", spy)
     X, y = load_wine(return_X_y=True)
     assert X.size >= _pruning.FOLD_THREADS_MIN_CELLS
     CARTClassifier(pruning="cost_complexity", n_jobs=2).fit(X, y)

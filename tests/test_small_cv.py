@@ -57,8 +57,9 @@ CASES = {
 }
 
 
-def _fit_both_ways(monkeypatch, cls, X, y, params):
-    """(fitted in one call, fitted in two), and the roots of each one-call kernel call."""
+def _fit_both_ways(monkeypatch, roots, cls, X, y, params):
+    """(fitted in one call, fitted in two, the roots of the one-call fit's calls);
+    ``roots``: the ``subtree_roots`` fixture's list."""
     params = dict(params)
     weights = params.pop("weights", False)
     if "rows" in params:  # (rows repeated up to this many, with a little noise)
@@ -66,27 +67,21 @@ def _fit_both_ways(monkeypatch, cls, X, y, params):
         X = X[rows] + np.random.default_rng(0).normal(0, 0.01, (rows.size, X.shape[1]))
         y = y[rows]
     w = np.random.default_rng(7).uniform(0.5, 2.0, len(y)) if weights else None
-    roots = []
-    real = _small_cv.subtree_blocks
-
-    def spy(data, cfg, layout, idx, w_, starts, *args, **kwargs):
-        roots.append(len(starts) - 1)
-        return real(data, cfg, layout, idx, w_, starts, *args, **kwargs)
-
-    monkeypatch.setattr(_small_cv, "subtree_blocks", spy)
     fitted = {}
     for enabled in (True, False):
         monkeypatch.setattr(_small_cv, "ENABLED", enabled)
         fitted[enabled] = cls(pruning="cost_complexity", random_state=0, **params).fit(
             X, y, sample_weight=w)
-    return fitted[True], fitted[False], roots
+        if enabled:
+            one_call = list(roots)
+    return fitted[True], fitted[False], one_call
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_one_call_grows_the_tree_and_table_of_two_calls(monkeypatch, case):
+def test_one_call_grows_the_tree_and_table_of_two_calls(monkeypatch, subtree_roots, case):
     cls, load, params = CASES[case]
     X, y = load()
-    one, two, roots = _fit_both_ways(monkeypatch, cls, X, y, params)
+    one, two, roots = _fit_both_ways(monkeypatch, subtree_roots, cls, X, y, params)
     # The whole data's root and every fold's: in one call, or one a thread.
     assert sum(roots) == params.get("cv", 10) + 1
     two_threads = params.get("n_jobs") == 2 and params.get("rows", len(y)) * X.shape[1] >= 1000
@@ -131,9 +126,10 @@ def test_a_fold_without_every_class_is_grown_on_its_own_with_the_same_folds(monk
     made = []
     real = _small_cv.Grown.__init__
 
-    def spy(self, *args):
-        real(self, *args)
-        made.append(self.ok)
+    def spy(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        if self.first:  # (the whole data's tree with the folds; not the two-call folds)
+            made.append(self.ok)
 
     monkeypatch.setattr(_small_cv.Grown, "__init__", spy)
     _assert_unseeded_fits_agree(monkeypatch, X, y, seed=3)
@@ -166,8 +162,13 @@ def test_fits_the_one_call_cannot_take_grow_in_two_calls(monkeypatch, case):
         y = np.where(y > 0, "yes", "no")
     made = []
     real = _small_cv.Grown.__init__
-    monkeypatch.setattr(_small_cv.Grown, "__init__",
-                        lambda self, *a: made.append(1) or real(self, *a))
+
+    def spy(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        if self.first:  # (the whole data's tree with the folds; not the two-call folds)
+            made.append(1)
+
+    monkeypatch.setattr(_small_cv.Grown, "__init__", spy)
     cls(pruning="cost_complexity", random_state=0, **params).fit(X, y)
     assert made == []
     # (the same data with the defaults is taken: what keeps it out is the parameter)
